@@ -96,7 +96,7 @@ class Pipeline:
         self._stage("public data", self._public_data, states, deadline)
         self._stage("kg", self._kg, states, deadline)
         self._stage("web", self._web, states, deadline)
-        return [s.answer or Answer(IDK, "deadline", s.domain) for s in states]
+        return [s.answer or Answer(IDK, "fallback", s.domain) for s in states]
 
     def _stage(self, name: str, run, states: list[_State], deadline: Deadline) -> None:
         open_states = [s for s in states if s.answer is None]

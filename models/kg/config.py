@@ -10,9 +10,12 @@ class KGConfig:
     timeout_s: float = 5.0
     retries: int = 1
     max_calls_per_question: int = 40
-    max_rows: int = 200
+    max_rows: int = 200  # rows kept per statement, and inputs per `*` fan-out
+    max_listed: int = 20  # whole rows / values per attribute reported per statement (the rest are counted)
     api_adapter: str | None = None  # LoRA adapter that writes regularized API calls (None = base model)
     api_max_new_tokens: int = 96
     icl_k: int = 4  # in-context examples chosen per query by embedding similarity
+    icl_pool: str = "data/kg/icl_pool.jsonl"  # repo-relative or absolute: query -> program examples
     constrained: bool = True  # grammar-constrained decoding of API calls
+    match_min_similarity: float = 0.6  # cosine needed to match an entity name by embedding (last resort)
     max_fact_chars: int = 6000

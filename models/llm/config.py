@@ -21,3 +21,5 @@ class LLMConfig:
     seed: int = 0
     adapters: dict[str, str] = field(default_factory=dict)  # name -> adapter dir (models-dir-relative or absolute)
     cache_dir: str = ".cache/llm"  # repo-relative; where GGUF models are converted once
+    max_batch_size: int = 8  # hf: requests per generate() call (grouped by adapter)
+    constraint_top_k: int = 64  # hf: candidate tokens tried per step under a DecodingConstraint

@@ -1,1 +1,23 @@
+"""The public-data pathway: Oscar / Grammy / movie metadata / finance statistics in a local SQLite store."""
+from models.public_data.database import build_database, ensure_database
+from models.public_data.importers import PublicDataError
+from models.public_data.linker import EntityLinker, Link
+from models.public_data.pathway import PublicData, parse_entities
+from models.public_data.records import Record, normalize_name, serialize
+from models.public_data.store import PublicStore
+from models.public_data.triggers import is_shortcut_domain
 
+__all__ = [
+    "EntityLinker",
+    "Link",
+    "PublicData",
+    "PublicDataError",
+    "PublicStore",
+    "Record",
+    "build_database",
+    "ensure_database",
+    "is_shortcut_domain",
+    "normalize_name",
+    "parse_entities",
+    "serialize",
+]

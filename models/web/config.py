@@ -10,8 +10,9 @@ class EmbedderConfig:
     query_instruction: str = ""  # bge-base-en-v1.5: "Represent this sentence for searching relevant passages: "
     pooling: str = "mean"  # mean (MiniLM) | cls (bge)
     batch_size: int = 64
+    max_seq_length: int = 256  # tokens; MiniLM was trained at 256, bge-base accepts 512
     device: str = "cpu"
-    fp16: bool = False
+    fp16: bool = False  # cuda only
 
 
 @dataclass(frozen=True)
@@ -20,6 +21,7 @@ class RerankerConfig:
     path: str = ""  # cross-encoder dir for kind=flag, e.g. BAAI/bge-reranker-v2-m3
     fp16: bool = False
     batch_size: int = 16
+    max_length: int = 512  # tokens of (query, passage) for the cross-encoder
     device: str = "cpu"
     dense_weight: float = 0.5  # hybrid only: weight of cosine vs. normalised BM25
 
@@ -27,15 +29,19 @@ class RerankerConfig:
 @dataclass(frozen=True)
 class WebConfig:
     extraction_backend: str = "bs4"  # bs4 | selectolax
-    max_page_tokens: int = 12000  # db3's page cap
+    max_page_tokens: int = 12000  # db3's page cap (approximate tokens: words and punctuation)
+    max_table_tokens: int = 4000  # all tables of one page together (ElectricSheep's "max table length")
+    max_html_chars: int = 3_000_000  # HTML beyond this is not parsed (a 10 MB page costs at most this)
     parent_chunk_size: int = 700  # characters
     parent_chunk_overlap: int = 100
     child_chunk_size: int = 200
     child_chunk_overlap: int = 50
+    table_parent_chars: int = 2000  # longer tables are cut between rows; each piece repeats the header
+    prefilter_k: int = 0  # >0: only the top-k children by BM25 are embedded (CPU speed); 0: all (db3)
     recall_k: int = 50  # child chunks recalled by cosine
     rerank_k: int = 10  # parents kept after reranking
-    task3_top_pages: int = 5  # Task 3: pages fully processed after snippet preselection
-    task3_preselect: str = "reranker"  # reranker | bm25
+    task3_top_pages: int = 5  # pages fully processed; with more (Task 3), chosen by snippet preselection
+    task3_preselect: str = "reranker"  # reranker (db3) | bm25 (APEX): how snippets are ranked
     context_max_tokens: int = 4000  # of the LLM's tokenizer
     embedder: EmbedderConfig = EmbedderConfig()
     reranker: RerankerConfig = RerankerConfig()

@@ -1,0 +1,196 @@
+"""Evaluates the submission locally the way the CRAG grader does, and writes a report.
+
+    python local_evaluation.py                                   # 20 sample questions, Task 1, CPU profile
+    python local_evaluation.py --data /path/crag_task_1_and_2_dev_v4.jsonl.bz2 --task 2 --limit 200
+    python local_evaluation.py --data 'crag_task_3_dev_v4.tar.bz2.part*' --task 3 --profile g4dn \\
+        --tokenizer ../shared/crag/tokenizer --judge openai --judge-url http://localhost:8001/v1
+
+Flow: load the profile (with --task/--batch-size/--tokenizer as overrides) and save it beside the outputs;
+start the bundled mock KG API for Tasks 2/3 unless $CRAG_MOCK_API_URL is set; build `CragModel(config)`;
+ask it every question in the grader's batch shape (only its four keys), saving each prediction with its
+latency as soon as its batch returns (a rerun resumes); score everything with the V3 rules and the chosen
+judge; print the official metrics dict as one JSON line on stdout; write verdicts.jsonl, summary.json,
+report.md and a chart into the output directory.
+
+The default judge is `rules` (no LLM): predictions that are neither exact nor decided by a rule are reported
+as unjudged and scored as hallucinations, like a failed judge call in the official scorer (summary and
+report say how many). Exit codes: 0 done, 1 the run stopped (rerun to resume), 2 setup error (bad profile,
+missing data or weights), with a one-paragraph message instead of a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import logging
+import os
+import sys
+from itertools import islice
+from pathlib import Path
+
+from models.config import REPO_ROOT, ConfigError, load_config, save_config
+from models.crag_model import CragModel
+from models.data import DEFAULT_DATA_PATH, LoadStats, data_files, load_examples
+from models.eval.judge import make_judge
+from models.eval.report import summarize, write_report
+from models.eval.runner import PREDICTIONS_FILE, VERDICTS_FILE, PredictionLog, run_predictions, score_records, \
+    write_verdicts
+from models.llm.errors import LLMError
+from models.llm.prompts import PromptError
+from models.paths import ModelNotFoundError
+from models.trim import load_grader_trim
+
+log = logging.getLogger("local_evaluation")
+
+MOCK_API_ENV = "CRAG_MOCK_API_URL"
+
+
+class SetupError(Exception):
+    """Something to fix before a run can start; printed without a traceback."""
+
+
+# Missing weights, data or tokenizer, a bad profile or judge option: a message, exit 2, no traceback wall.
+SETUP_ERRORS = (SetupError, ConfigError, ModelNotFoundError, PromptError, LLMError, FileNotFoundError, ValueError)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", default=DEFAULT_DATA_PATH,
+                        help="a .jsonl/.jsonl.bz2 file, a Task-3 tar or its parts (glob), or a folder of shards")
+    parser.add_argument("--task", type=int, choices=(0, 1, 2, 3), default=1,
+                        help="sets pipeline.task (default 1; 0 = the model detects it per batch, as under the "
+                             "grader); 2 and 3 start the bundled mock KG API unless $CRAG_MOCK_API_URL is set")
+    parser.add_argument("--profile", help="profile name (cpu, g4dn) or YAML path; default $CRAG_PROFILE or cpu")
+    parser.add_argument("--batch-size", type=int, help="overrides pipeline.batch_size (1..16)")
+    parser.add_argument("--limit", type=int, help="only the first N questions of the data")
+    parser.add_argument("--output-dir", help="default outputs/<profile>-task<task>")
+    parser.add_argument("--tokenizer", help="the grader's Llama-2 tokenizer dir, for the exact 75-token trim")
+    parser.add_argument("--judge", choices=("rules", "local", "openai"), default="rules")
+    parser.add_argument("--judge-url", help="OpenAI-compatible base URL, e.g. http://localhost:8001/v1")
+    parser.add_argument("--judge-model", help="model name for --judge openai (default gpt-4-0125-preview)")
+    parser.add_argument("--resume", action=argparse.BooleanOptionalAction, default=True,
+                        help="skip questions already in the output dir's predictions.jsonl (default: resume)")
+    return parser.parse_args(argv)
+
+
+def config_overrides(args: argparse.Namespace) -> dict:
+    overrides = {"pipeline.task": args.task, "pipeline.batch_size": args.batch_size,
+                 "pipeline.grader_tokenizer": args.tokenizer}
+    return {key: value for key, value in overrides.items() if value is not None}
+
+
+@contextlib.contextmanager
+def mock_api(task: int):
+    """Serves the bundled fixture KG for Tasks 2/3 when no mock API URL is set; yields the URL in use."""
+    if task not in (2, 3) or os.environ.get(MOCK_API_ENV):
+        yield os.environ.get(MOCK_API_ENV)
+        return
+    from models.kg.mock_server import running_server
+
+    with running_server(kg_dir=None, port=0) as url:
+        os.environ[MOCK_API_ENV] = url
+        log.info("mock KG API (bundled fixture) at %s", url)
+        try:
+            yield url
+        finally:
+            os.environ.pop(MOCK_API_ENV, None)
+
+
+def build_judge(args: argparse.Namespace, model, config):
+    generator = None
+    if args.judge == "local":
+        from models.llm.generator import make_generator
+
+        # Reuse the answering model's generator when it has one: one copy of the weights in memory.
+        generator = getattr(getattr(model, "pipeline", None), "generator", None) or \
+            make_generator(config.llm, config.models_dir)
+    return make_judge(args.judge, generator=generator, url=args.judge_url, model=args.judge_model)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    with contextlib.ExitStack() as stack:  # keeps the mock API up until the report is written
+        try:
+            config, model, judge, trim, out_dir = setup(args, stack)
+        except SETUP_ERRORS as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        return evaluate(args, config, model, judge, trim, out_dir)
+
+
+def setup(args: argparse.Namespace, stack: contextlib.ExitStack):
+    """Config, output dir, mock API, model, judge and trim, in the order that fails fastest.
+
+    Raises:
+        one of SETUP_ERRORS, each with a message that says what to fix.
+    """
+    config = load_config(args.profile, config_overrides(args))
+    data_files(args.data)  # a wrong --data fails now, not after the model has loaded
+    out_dir = Path(args.output_dir) if args.output_dir else \
+        REPO_ROOT / "outputs" / f"{config.name}-task{config.pipeline.task}"
+    _prepare_output_dir(out_dir, args.resume)
+    save_config(config, out_dir / "config.yaml")
+    try:
+        stack.enter_context(mock_api(config.pipeline.task))
+    except (RuntimeError, OSError) as exc:
+        raise SetupError(f"the mock KG API did not start: {exc}") from exc
+    model = CragModel(config)
+    judge = build_judge(args, model, config)
+    trim = load_grader_trim(config.pipeline.grader_tokenizer or None)
+    return config, model, judge, trim, out_dir
+
+
+def evaluate(args, config, model, judge, trim, out_dir: Path) -> int:
+    """Runs (or resumes) the predictions, then scores and reports them."""
+    from tqdm import tqdm
+
+    stats, selected = LoadStats(), []
+
+    def remember(examples):
+        for example in examples:
+            selected.append(example["interaction_id"])
+            yield example
+
+    predictions = PredictionLog(out_dir / PREDICTIONS_FILE)
+    examples = remember(islice(load_examples(args.data, stats), args.limit))
+    with tqdm(total=args.limit, unit="q", desc="answering", file=sys.stderr, dynamic_ncols=True) as bar:
+        def on_batch(records):
+            bar.update(len(records))
+            bar.set_postfix(latency_s=f"{records[-1]['latency_s']:.2f}")
+
+        try:
+            run = run_predictions(model, examples, predictions, model.get_batch_size(), on_batch=on_batch)
+        except Exception:
+            log.exception("the run stopped")
+            print(f"run stopped; the predictions made so far are in {predictions.path}: rerun the same command "
+                  f"to resume", file=sys.stderr)
+            return 1
+    order = {interaction_id: i for i, interaction_id in enumerate(selected)}
+    records = sorted((r for r in predictions.load() if r["interaction_id"] in order),
+                     key=lambda r: order[r["interaction_id"]])
+    verdicts = score_records(records, judge, trim)
+    write_verdicts(out_dir / VERDICTS_FILE, records, verdicts)
+    meta = {"data": str(args.data), "profile": config.name, "task": config.pipeline.task,
+            "n_resumed": run.n_resumed, "n_new": run.n_new, "n_duplicate_ids": run.n_duplicates,
+            "n_skipped_lines": stats.n_skipped}
+    summary = summarize(records, verdicts, judge=judge.name, trim=trim.name, meta=meta)
+    paths = write_report(summary, out_dir)
+    print(json.dumps(summary["metrics"]), flush=True)
+    if summary["scoring_note"]:
+        log.warning(summary["scoring_note"])
+    log.info("judge %s, trim %s; report: %s", judge.name, trim.name, paths["report"])
+    return 0
+
+
+def _prepare_output_dir(out_dir: Path, resume: bool) -> None:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if not resume:
+        for name in (PREDICTIONS_FILE, VERDICTS_FILE):
+            with contextlib.suppress(FileNotFoundError):
+                (out_dir / name).unlink()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

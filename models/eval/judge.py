@@ -1,0 +1,187 @@
+"""Judges: who decides whether a non-exact prediction means the same as a ground truth.
+
+Three judges share one interface, `judge(items) -> list[Judgement]` (batched, in order):
+- `RulesJudge`: no LLM. It decides nothing: every item comes back unjudged (score None) and the scorer counts
+  it as the official scorer counts a failed judge call, as a hallucination, while the summary reports how
+  many such items there were.
+- `LocalJudge`: the project's own LLM layer (`make_generator`, any backend and profile) with the V3 judge
+  prompt `prompts/judge_v3.txt`.
+- `OpenAIJudge`: any OpenAI-compatible chat endpoint (OpenAI itself, or a local vLLM server at
+  `--judge-url http://localhost:8001/v1`), temperature 0, `response_format` json_object, retries on
+  connection errors and rate limits, as the V3 evaluator does.
+
+Responses are parsed as the V3 evaluator parses them: the LAST `{...}` block, `"score": <digits>` in it,
+and only 0 or 1 count; anything else is a failed call (score None), which scores as a hallucination and
+is recorded as `judge-error`.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import re
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Protocol, Sequence
+
+import requests
+
+from models.llm.generator import GenerationRequest
+from models.llm.prompts import PromptLibrary, PromptTemplate
+
+log = logging.getLogger(__name__)
+
+JUDGE_PROMPT = "judge_v3"
+_LAST_BLOCK = re.compile(r"\{[^{}]*\}")
+_SCORE = re.compile(r'"score"\s*:\s*(\d+)')
+_EXPLANATION = re.compile(r'"explanation"\s*:\s*"((?:[^"\\]|\\.)*)"')
+
+
+@dataclass(frozen=True)
+class JudgeItem:
+    """One question put to a judge: does `prediction` answer `query` as `ground_truth` does?"""
+
+    query: str
+    ground_truth: str
+    prediction: str
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """A judge's verdict: score 1 (same answer), 0 (not), or None (no verdict: unjudged or failed call)."""
+
+    score: int | None
+    explanation: str
+    judge: str
+    unjudged: bool = False  # True only for RulesJudge: no judge was asked at all
+
+
+class Judge(Protocol):
+    name: str
+
+    def judge(self, items: Sequence[JudgeItem]) -> list[Judgement]:
+        """One Judgement per item, in order; never raises for one bad item."""
+
+
+def parse_judge_response(text: str) -> tuple[int | None, str]:
+    """Score and explanation from a judge's reply, the V3 way.
+
+    Returns:
+        (score, explanation): score is 0 or 1, or None when the last `{...}` block has no `"score"` or a
+        value other than 0/1; the explanation is the block's `"explanation"` or the block itself.
+    """
+    blocks = _LAST_BLOCK.findall(text or "")
+    if not blocks:
+        return None, f"no JSON object in the judge reply: {(text or '')[:200]!r}"
+    block = blocks[-1]
+    match = _SCORE.search(block)
+    if match is None:
+        return None, f"no score in the judge reply: {block[:200]!r}"
+    score = int(match.group(1))
+    if score not in (0, 1):
+        return None, f"score {score} is neither 0 nor 1: {block[:200]!r}"
+    explanation = _EXPLANATION.search(block)
+    return score, explanation.group(1) if explanation else block
+
+
+def judge_messages(template: PromptTemplate, item: JudgeItem) -> tuple[dict, ...]:
+    return template.render(query=item.query, ground_truth=item.ground_truth, prediction=item.prediction)
+
+
+class RulesJudge:
+    """No LLM: every non-exact item is reported as unjudged (scored as the official scorer would score a
+    failed judge call: a hallucination)."""
+
+    name = "rules"
+
+    def judge(self, items: Sequence[JudgeItem]) -> list[Judgement]:
+        return [Judgement(None, "unjudged: no LLM judge (--judge rules)", self.name, unjudged=True) for _ in items]
+
+
+class LocalJudge:
+    """The V3 judge prompt run through the project's own `Generator`."""
+
+    def __init__(self, generator, name: str = "local", prompts: PromptLibrary | None = None,
+                 max_new_tokens: int = 128):
+        self.generator = generator
+        self.name = name
+        self.template = (prompts or PromptLibrary()).get(JUDGE_PROMPT)
+        self.max_new_tokens = max_new_tokens  # the reply is one short JSON object
+
+    def judge(self, items: Sequence[JudgeItem]) -> list[Judgement]:
+        requests = [GenerationRequest(judge_messages(self.template, item), max_new_tokens=self.max_new_tokens)
+                    for item in items]
+        try:
+            replies = self.generator.generate(requests) if requests else []
+        except Exception as exc:  # a crashed backend is a failed call for every item, not a crashed evaluation
+            log.exception("local judge failed on %d items", len(items))
+            replies = [f"generation failed: {exc}"] * len(items)
+        return [Judgement(*parse_judge_response(reply), judge=self.name) for reply in replies]
+
+
+class OpenAIJudge:
+    """The V3 judge prompt sent to an OpenAI-compatible `/chat/completions` endpoint."""
+
+    def __init__(self, base_url: str, model: str, api_key: str | None = None, prompts: PromptLibrary | None = None,
+                 timeout_s: float = 60.0, retries: int = 10, workers: int = 8, session=None):
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.model = model
+        self.name = f"openai:{model}"
+        self.template = (prompts or PromptLibrary()).get(JUDGE_PROMPT)
+        self.timeout_s = timeout_s
+        self.retries = retries
+        self.workers = workers  # calls are I/O bound; a local vLLM server batches concurrent requests
+        self.session = session or requests.Session()
+        key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
+        self.headers = {"Content-Type": "application/json"} | ({"Authorization": f"Bearer {key}"} if key else {})
+
+    def judge(self, items: Sequence[JudgeItem]) -> list[Judgement]:
+        with ThreadPoolExecutor(max_workers=max(1, self.workers)) as pool:
+            return list(pool.map(self._judge_one, items))
+
+    def _judge_one(self, item: JudgeItem) -> Judgement:
+        try:
+            reply = self._call(judge_messages(self.template, item))
+        except Exception as exc:  # after retries: a failed call, scored as a hallucination
+            return Judgement(None, f"judge call failed: {type(exc).__name__}: {exc}"[:300], self.name)
+        return Judgement(*parse_judge_response(reply), judge=self.name)
+
+    def _call(self, messages: tuple[dict, ...]) -> str:
+        body = {"model": self.model, "messages": list(messages), "temperature": 0.0,
+                "response_format": {"type": "json_object"}}
+        for attempt in range(self.retries + 1):
+            try:
+                response = self.session.post(self.url, json=body, headers=self.headers, timeout=self.timeout_s)
+                if response.status_code != 429 and response.status_code < 500:
+                    response.raise_for_status()
+                    return response.json()["choices"][0]["message"]["content"] or ""
+                error: Exception = RuntimeError(f"HTTP {response.status_code}: {response.text[:200]}")
+            except (requests.ConnectionError, requests.Timeout) as exc:
+                error = exc
+            if attempt < self.retries:
+                time.sleep(min(2 ** attempt, 30))  # rate limits and restarting servers need a pause
+        raise error
+
+
+def make_judge(kind: str, *, generator=None, url: str | None = None, model: str | None = None) -> Judge:
+    """Builds the judge named on the command line.
+
+    Args:
+        kind: `rules`, `local` (needs `generator`) or `openai` (needs `url`; `model` defaults to
+            gpt-4-0125-preview, the V3 default).
+
+    Raises:
+        ValueError: an unknown kind or a missing argument.
+    """
+    if kind == "rules":
+        return RulesJudge()
+    if kind == "local":
+        if generator is None:
+            raise ValueError("the local judge needs a generator")
+        return LocalJudge(generator)
+    if kind == "openai":
+        base = url or os.environ.get("OPENAI_BASE_URL")
+        if not base:
+            raise ValueError("the openai judge needs --judge-url (or $OPENAI_BASE_URL), e.g. http://localhost:8001/v1")
+        return OpenAIJudge(base, model or "gpt-4-0125-preview")
+    raise ValueError(f"unknown judge {kind!r}; expected rules, local or openai")

@@ -1,0 +1,176 @@
+"""Running a model over a data set the way the grader does, with every prediction saved as it is made.
+
+`run_predictions` feeds `batch_generate_answer` only the four grader keys, times each batch, and appends
+one record per question to `predictions.jsonl` right after its batch (flushed and fsynced), so a run that
+is killed loses at most the batch in flight. Rerunning with the same file resumes: ids already there are
+skipped, a half-written last line (the kill landed mid-write) is cut off the file before anything is
+appended, and an id is never written twice.
+
+Record fields: interaction_id, query, query_time, prediction, gold (the answer), alt_ans, domain,
+question_type, static_or_dynamic, popularity, split, source and predicted_domain (from the model's
+`last_answers`, when it has them), latency_s (batch wall time / batch size), model_latency_s (the model's
+own `last_latencies`, when it has them) and over_budget (latency_s over the grader's 30 s).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+from models.data import batched, grader_view
+from models.eval.metrics import ScoreItem, Verdict, score_predictions
+from models.eval.report import BUDGET_S
+
+log = logging.getLogger(__name__)
+
+PREDICTIONS_FILE = "predictions.jsonl"
+VERDICTS_FILE = "verdicts.jsonl"
+
+
+class PredictionLog:
+    """An append-only JSONL file of prediction records that survives being killed mid-write."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+
+    def load(self) -> list[dict]:
+        """The records saved so far (first occurrence of each id), after cutting off a half-written tail.
+
+        A line in the middle that does not parse is skipped with a warning (it can only come from editing
+        the file by hand); its question is asked again.
+        """
+        if not self.path.exists():
+            return []
+        data = self.path.read_bytes()
+        complete = data.rfind(b"\n") + 1
+        if complete < len(data):
+            log.warning("%s: dropping a half-written last line (%d bytes)", self.path, len(data) - complete)
+            with open(self.path, "r+b") as handle:
+                handle.truncate(complete)
+        records, seen = [], set()
+        for number, line in enumerate(data[:complete].splitlines(), start=1):
+            try:
+                record = json.loads(line)
+                record_id = record["interaction_id"]
+            except (ValueError, KeyError, TypeError) as exc:
+                log.warning("%s:%d unreadable, its question will be asked again: %s", self.path, number, exc)
+                continue
+            if record_id not in seen:
+                seen.add(record_id)
+                records.append(record)
+        return records
+
+    def append(self, records: Sequence[dict]) -> None:
+        """Writes records and forces them to disk before returning."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path, "a", encoding="utf-8") as handle:
+            handle.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+            handle.flush()
+            os.fsync(handle.fileno())
+
+
+@dataclass
+class RunStats:
+    n_resumed: int = 0  # questions already in the file
+    n_new: int = 0  # questions answered by this run
+    n_duplicates: int = 0  # repeated ids in the data, skipped
+
+
+def run_predictions(model, examples: Iterable[dict], predictions: PredictionLog, batch_size: int,
+                    on_batch: Callable[[list[dict]], None] | None = None) -> RunStats:
+    """Asks `model` every example not yet in `predictions`, batch by batch, saving each batch at once.
+
+    Args:
+        model: anything with the grader's `batch_generate_answer(batch) -> list[str]`.
+        examples: normalised examples (`models.data.load_examples`).
+        predictions: the run's prediction file (resumed if it exists).
+        batch_size: questions per `batch_generate_answer` call.
+        on_batch: called with each batch's new records (progress display).
+
+    Returns:
+        How many questions were resumed and how many were answered now.
+
+    Raises:
+        ValueError: the model returned a different number of answers than it was asked questions.
+        Whatever the model raises: the batches before it are saved, and a rerun resumes after them.
+    """
+    saved = {r["interaction_id"] for r in predictions.load()}
+    asked: set[str] = set()
+    stats = RunStats()
+
+    def still_to_ask(examples: Iterable[dict]):
+        for example in examples:
+            interaction_id = example["interaction_id"]
+            if interaction_id in saved:
+                stats.n_resumed += 1
+            elif interaction_id in asked:
+                stats.n_duplicates += 1  # the same id twice in the data is asked (and saved) once
+            else:
+                asked.add(interaction_id)
+                yield example
+
+    for batch in batched(still_to_ask(examples), batch_size):
+        started = time.perf_counter()
+        answers = model.batch_generate_answer(grader_view(batch))
+        elapsed = time.perf_counter() - started
+        n = len(batch["query"])
+        if not isinstance(answers, (list, tuple)) or len(answers) != n:
+            raise ValueError(f"the model returned {len(answers) if isinstance(answers, (list, tuple)) else answers!r}"
+                             f" answers for {n} questions (the grader rejects this)")
+        records = _records(batch, answers, elapsed / n, model)
+        predictions.append(records)
+        stats.n_new += n
+        if on_batch is not None:
+            on_batch(records)
+    return stats
+
+
+def _records(batch: dict, answers: Sequence, latency_s: float, model) -> list[dict]:
+    details = _aligned(getattr(model, "last_answers", None), len(answers))
+    model_latencies = _aligned(getattr(model, "last_latencies", None), len(answers))
+    records = []
+    for i, (answer, gold) in enumerate(zip(answers, batch["gold"])):
+        detail = details[i]
+        records.append({
+            "interaction_id": batch["interaction_id"][i],
+            "query": batch["query"][i],
+            "query_time": batch["query_time"][i],
+            "prediction": answer if isinstance(answer, str) else str(answer),
+            "gold": gold["answer"],
+            **{key: gold[key] for key in ("alt_ans", "domain", "question_type", "static_or_dynamic", "popularity",
+                                          "split")},
+            "source": str(getattr(detail, "source", "") or ""),
+            "predicted_domain": str(getattr(detail, "domain", "") or ""),
+            "latency_s": round(latency_s, 4),
+            "model_latency_s": model_latencies[i] if isinstance(model_latencies[i], (int, float)) else None,
+            "over_budget": latency_s > BUDGET_S,
+        })
+    return records
+
+
+def _aligned(values, n: int) -> list:
+    """The model's per-question extras when they match the batch, else n Nones (they are optional)."""
+    return list(values) if isinstance(values, (list, tuple)) and len(values) == n else [None] * n
+
+
+def score_records(records: Sequence[dict], judge, trim) -> list[Verdict]:
+    """V3 verdicts for saved prediction records (see `models.eval.metrics`)."""
+    items = [ScoreItem(r.get("query", ""), r.get("prediction", ""), r.get("gold", ""), tuple(r.get("alt_ans") or ()))
+             for r in records]
+    return score_predictions(items, judge, trim)
+
+
+def write_verdicts(path: str | Path, records: Sequence[dict], verdicts: Sequence[Verdict]) -> None:
+    """One line per prediction: what was scored, the outcome, and which rule or judge decided it and why."""
+    with open(path, "w", encoding="utf-8") as handle:
+        for record, verdict in zip(records, verdicts):
+            handle.write(json.dumps({
+                "interaction_id": record["interaction_id"], "query": record.get("query", ""),
+                "scored_prediction": verdict.prediction, "gold": record.get("gold", ""),
+                "outcome": verdict.outcome, "decided_by": verdict.decided_by,
+                "explanation": verdict.explanation, "matched_ground_truth": verdict.ground_truth,
+            }, ensure_ascii=False) + "\n")

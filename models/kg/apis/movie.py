@@ -1,0 +1,306 @@
+"""Movie domain (db3 §3's relational view): MOVIE and PERSON tables joined by CAST, CREW and OSCAR.
+
+    get_movie(movie, cond)                      SELECT * FROM movie WHERE title = movie AND cond
+    get_person(person, cond)                    SELECT * FROM person WHERE name = person AND cond
+    get_movie_person_cast(movie, person, cond)  SELECT * FROM cast  WHERE movie AND person AND cond
+    get_movie_person_crew(movie, person, cond)  SELECT * FROM crew  WHERE ...
+    get_movie_person_oscar(movie, person, cond) SELECT * FROM oscar WHERE ... (neither: the year from cond)
+
+Routes: `movie/get_movie_info` and `get_person_info` (BM25 top 10, then `EntityMatcher`), the `_by_id`
+routes for a person's movies (lazily, one call per movie actually read), `get_year_info` for Oscars of a
+year. Field `year` is the release year (movies, cast, crew) or the ceremony year (Oscars); `["len"]` always
+counts rows, and a movie's running time is `length` (alias `runtime`).
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from models.kg.apis.context import CallContext
+from models.kg.apis.records import LazyRecord, Row, Table
+from models.kg.apis.registry import kg_function
+from models.kg.language.ast import Condition
+from models.kg.language.errors import KGValueError
+from models.kg.language.signature import CONDITIONS, OPTIONAL_TEXT, TEXT, ArgKind, Param
+from models.kg.language.values import condition_value, normalize_text
+
+OSCAR_DATA_YEARS = (1990, 2021)  # the official get_year_info answers only these years (else a 500)
+_PEOPLE = OPTIONAL_TEXT | {ArgKind.STRINGS}  # one person, or a list whose movies must all be shared
+_MOVIE_ALIASES = {"runtime": "length", "duration": "length", "minutes": "length", "movie name": "title",
+                  "name": "title", "movie": "title", "director": "directors", "genre": "genres",
+                  "language": "original_language", "box office": "revenue", "gross": "revenue", "score": "rating",
+                  "release": "release_date", "released": "release_date", "release year": "year"}
+_PERSON_ALIASES = {"birth date": "birthday", "born": "birthday", "date of birth": "birthday",
+                   "movies": "acted_movie_count", "number of movies": "acted_movie_count",
+                   "directed movies": "directed_movie_count", "oscars": "oscar_wins", "awards": "oscar_wins"}
+_ROLE_ALIASES = {"title": "movie_name", "movie": "movie_name", "film": "movie_name", "person": "name",
+                 "actor": "name", "role": "character", "release year": "year"}
+_OSCAR_ALIASES = {"year ceremony": "year", "ceremony year": "year", "movie": "film", "movie name": "film",
+                  "title": "film", "person": "name", "winner name": "name", "won": "winner", "award": "category"}
+_CATEGORY_ALIASES = {
+    "actor": "actor in a leading role", "leading actor": "actor in a leading role",
+    "actress": "actress in a leading role", "leading actress": "actress in a leading role",
+    "supporting actor": "actor in a supporting role", "supporting actress": "actress in a supporting role",
+    "director": "directing", "directing": "directing", "picture": "best picture", "film": "best picture",
+    "movie": "best picture", "animated feature": "animated feature film", "animated film": "animated feature film",
+    "foreign language film": "international feature film", "international feature": "international feature film",
+    "original screenplay": "writing original screenplay", "adapted screenplay": "writing adapted screenplay",
+    "original score": "music original score", "original song": "music original song",
+}
+_GENDERS = {"male": "male", "man": "male", "actor": "male", "m": "male", "2": "male",
+            "female": "female", "woman": "female", "actress": "female", "f": "female", "1": "female"}
+
+
+@kg_function("movie", Param("movie_name", TEXT), Param("condition", CONDITIONS, required=False), searches=True)
+def get_movie(ctx: CallContext, movie_name: str, condition: tuple[Condition, ...] = ()) -> Table:
+    """get_movie(movie_name, condition)[key]: title, release_date, year, original_title, original_language,
+    budget, revenue, rating, length, genres, directors."""
+    movies = ctx.pick(movie_name, ctx.api.call("movie_get_movie_info", movie_name), _movie_names)
+    rows = [Row(_movie_fields(m), _movie_title(m), "title") for m in movies]
+    return Table(tuple(rows), f"movie matching {movie_name!r}", aliases=_MOVIE_ALIASES)
+
+
+@kg_function("movie", Param("person_name", TEXT), Param("condition", CONDITIONS, required=False), searches=True)
+def get_person(ctx: CallContext, person_name: str, condition: tuple[Condition, ...] = ()) -> Table:
+    """get_person(person_name, condition)[key]: name, birthday, age, acted_movie_count, directed_movie_count,
+    oscar_nominations, oscar_wins."""
+    rows = []
+    for person in _people(ctx, person_name):
+        awards = [a for a in person.get("oscar_awards") or [] if isinstance(a, dict)]
+        fields = {"name": person.get("name"), "birthday": person.get("birthday"),
+                  "age": _age(person.get("birthday"), ctx),
+                  "acted_movie_count": len(person.get("acted_movies") or []),
+                  "directed_movie_count": len(person.get("directed_movies") or []),
+                  "oscar_nominations": len(awards), "oscar_wins": sum(bool(a.get("winner")) for a in awards)}
+        rows.append(Row(fields, str(person.get("name")), "name"))
+    return Table(tuple(rows), f"person matching {person_name!r}", aliases=_PERSON_ALIASES)
+
+
+@kg_function("movie", Param("movie_name", OPTIONAL_TEXT), Param("person_name", _PEOPLE),
+             Param("condition", CONDITIONS, required=False))
+def get_movie_person_cast(ctx: CallContext, movie_name: str | None, person_name, condition=()) -> Table:
+    """get_movie_person_cast(movie_name, person_name, condition)[key]: cast rows with movie_name, year,
+    release_date, name, character, gender, order; a list of people = the movies they share."""
+    if movie_name:
+        movie = _one_movie(ctx, movie_name)
+        rows = [_role_row(movie, entry, "cast") for entry in (movie or {}).get("cast") or []]
+        rows = _only_people(ctx, rows, person_name)
+        what = f"cast members of {_movie_title(movie) if movie else repr(movie_name)}"
+    elif person_name:
+        rows, names = _movies_of_people(ctx, person_name, "acted_movies", "cast")
+        what = f"movies with {' and '.join(names) or repr(person_name)} in the cast"
+    else:
+        raise KGValueError("get_movie_person_cast() needs a movie or a person")
+    return Table(tuple(rows), what, aliases=_ROLE_ALIASES, equals={"character": _same_role, "gender": _same_gender})
+
+
+@kg_function("movie", Param("movie_name", OPTIONAL_TEXT), Param("person_name", _PEOPLE),
+             Param("condition", CONDITIONS, required=False))
+def get_movie_person_crew(ctx: CallContext, movie_name: str | None, person_name, condition=()) -> Table:
+    """get_movie_person_crew(movie_name, person_name, condition)[key]: crew rows with movie_name, year,
+    release_date, name, job (e.g. eq(job, "director")); a person alone = the movies they directed."""
+    if movie_name:
+        movie = _one_movie(ctx, movie_name)
+        rows = [_role_row(movie, entry, "crew") for entry in (movie or {}).get("crew") or []]
+        rows = _only_people(ctx, rows, person_name)
+        what = f"crew members of {_movie_title(movie) if movie else repr(movie_name)}"
+    elif person_name:
+        rows, names = _movies_of_people(ctx, person_name, "directed_movies", "crew")
+        what = f"movies directed by {' and '.join(names) or repr(person_name)}"
+    else:
+        raise KGValueError("get_movie_person_crew() needs a movie or a person")
+    return Table(tuple(rows), what, aliases=_ROLE_ALIASES)
+
+
+@kg_function("movie", Param("movie_name", OPTIONAL_TEXT), Param("person_name", OPTIONAL_TEXT),
+             Param("condition", CONDITIONS, required=False))
+def get_movie_person_oscar(ctx: CallContext, movie_name: str | None, person_name: str | None,
+                           condition: tuple[Condition, ...] = ()) -> Table:
+    """get_movie_person_oscar(movie_name, person_name, condition)[key]: Oscar rows with year (ceremony),
+    ceremony, category, name, film, winner; with neither a movie nor a person, give eq(year, ...)."""
+    if movie_name:
+        owners = [_one_movie(ctx, movie_name)]
+        what = f"Oscar nominations of the movie {movie_name!r}"
+    elif person_name:
+        owners = _people(ctx, person_name)
+        what = f"Oscar nominations of {person_name!r}"
+    else:
+        years = _condition_years(condition, ctx)
+        if not years:
+            raise KGValueError("get_movie_person_oscar() needs a movie, a person or a year condition")
+        # the ceremony year may be filed under the film's year: fetch both, the year condition filters
+        fetch = sorted({y for year in years for y in (year - 1, year)
+                        if OSCAR_DATA_YEARS[0] <= y <= OSCAR_DATA_YEARS[1]})
+        owners = [ctx.api.call("movie_get_year_info", str(year)) for year in fetch]
+        what = f"Oscar nominations of {', '.join(map(str, years))}"
+    awards = [a for owner in owners if isinstance(owner, dict) for a in owner.get("oscar_awards") or []
+              if isinstance(a, dict)]
+    unique = {tuple(sorted((k, str(v)) for k, v in a.items())): a for a in awards}.values()
+    rows = [Row(_oscar_fields(a), _oscar_label) for a in unique]
+    return Table(tuple(rows), what, aliases=_OSCAR_ALIASES, equals={"category": _same_category})
+
+
+# ---------------------------------------------------------------------- records
+def _movie_names(movie: dict) -> tuple:
+    return (movie.get("title"), movie.get("original_title")) if isinstance(movie, dict) else ()
+
+
+def _movie_title(movie: dict) -> str:
+    return str(movie.get("title") or movie.get("original_title") or f"movie {movie.get('id')}")
+
+
+def _movie_fields(movie: dict) -> dict:
+    release = movie.get("release_date") or None
+    crew = [c for c in movie.get("crew") or [] if isinstance(c, dict)]
+    return {
+        "title": movie.get("title"), "original_title": movie.get("original_title"), "release_date": release,
+        "year": _year(release), "original_language": movie.get("original_language"), "budget": movie.get("budget"),
+        "revenue": movie.get("revenue"), "rating": movie.get("rating"), "length": movie.get("length"),
+        "genres": [g.get("name") if isinstance(g, dict) else g for g in movie.get("genres") or []],
+        "directors": [c.get("name") for c in crew if c.get("job") == "Director"],
+    }
+
+
+def _role_row(movie: dict, entry: dict, table: str) -> Row:
+    title = _movie_title(movie)
+    fields = {"movie_name": title, "year": _year(movie.get("release_date")),
+              "release_date": movie.get("release_date"), "name": entry.get("name")}
+    if table == "cast":
+        fields.update(character=entry.get("character"), gender=_GENDER_CODES.get(entry.get("gender")),
+                      order=entry.get("order"))
+        return Row(fields, f"{entry.get('name')} in {title}", "name")
+    fields["job"] = entry.get("job")
+    return Row(fields, f"the {str(entry.get('job') or 'crew member').lower()} of {title}", "name")
+
+
+_GENDER_CODES = {1: "female", 2: "male"}
+
+
+def _oscar_fields(award: dict) -> dict:
+    return {"year": award.get("year_ceremony"), "ceremony": award.get("ceremony"), "category": award.get("category"),
+            "name": award.get("name"), "film": award.get("film"), "winner": award.get("winner")}
+
+
+def _oscar_label(fields) -> str:
+    role = "winner" if fields.get("winner") in (True, "True", "true") else "nominee"
+    ceremony = f" ({_ordinal(fields['ceremony'])} ceremony)" if fields.get("ceremony") else ""
+    return f"the {str(fields.get('category') or 'Oscar').lower()} {role} at the {fields.get('year')} Oscars{ceremony}"
+
+
+# ---------------------------------------------------------------------- lookups
+def _one_movie(ctx: CallContext, movie_name: str) -> dict | None:
+    picked = ctx.matcher.pick(movie_name, ctx.api.call("movie_get_movie_info", movie_name) or [], _movie_names)
+    return picked[0] if picked else None
+
+
+def _people(ctx: CallContext, person_name: str) -> list[dict]:
+    found = ctx.api.call("movie_get_person_info", person_name)
+    return ctx.pick(person_name, found, lambda p: (p.get("name"),) if isinstance(p, dict) else ())
+
+
+def _movies_of_people(ctx: CallContext, person_name, id_field: str, table: str) -> tuple[list[Row], list[str]]:
+    """Rows for the movies every named person has in `id_field`, each fetched by id only when read."""
+    names = [person_name] if isinstance(person_name, str) else list(person_name)
+    people = [found[0] for found in (ctx.matcher.pick(n, ctx.api.call("movie_get_person_info", n) or [],
+                                                      lambda p: (p.get("name"),)) for n in names) if found]
+    if len(people) < len(names):
+        return [], [str(p.get("name")) for p in people]
+    shared = [i for i in people[0].get(id_field) or [] if all(i in (p.get(id_field) or []) for p in people[1:])]
+    display = [str(p.get("name")) for p in people]
+    rows = [_lazy_role_row(ctx, movie_id, people[0], table, " and ".join(display)) for movie_id in shared]
+    return rows, display
+
+
+def _lazy_role_row(ctx: CallContext, movie_id: int, person: dict, table: str, who: str) -> Row:
+    movie = functools.cache(lambda: ctx.api.call("movie_get_movie_info_by_id", movie_id) or {})
+
+    def entry(key: str) -> Any:
+        for item in movie().get(table) or []:
+            if isinstance(item, dict) and item.get("id") == person.get("id"):
+                return item.get(key)
+        return None
+
+    loaders = {"movie_name": lambda: movie().get("title"), "year": lambda: _year(movie().get("release_date")),
+               "release_date": lambda: movie().get("release_date")}
+    if table == "cast":
+        loaders.update(character=lambda: entry("character"), order=lambda: entry("order"))
+    else:
+        loaders["job"] = lambda: entry("job") or "Director"
+    fields = LazyRecord({"name": person.get("name")}, loaders)
+    if table == "cast":
+        return Row(fields, lambda f: f"{who} in {f['movie_name']}", "movie_name")
+    return Row(fields, lambda f: f"{f['movie_name']} directed by {who}", "movie_name")
+
+
+def _only_people(ctx: CallContext, rows: list[Row], person_name) -> list[Row]:
+    if not person_name:
+        return rows
+    names = [person_name] if isinstance(person_name, str) else list(person_name)
+    keep = {id(r) for n in names for r in ctx.matcher.pick(n, rows, lambda r: (r.fields.get("name"),), True)}
+    return [r for r in rows if id(r) in keep]
+
+
+def _condition_years(conditions: tuple[Condition, ...], ctx: CallContext) -> list[int]:
+    """Ceremony years named by eq/ge/le(year, ...) conditions (at most 5)."""
+    low, high = OSCAR_DATA_YEARS[0], ctx.now.year if ctx.now else OSCAR_DATA_YEARS[1] + 3
+    for c in conditions:
+        if normalize_text(c.key) not in ("year", "year ceremony", "ceremony year"):
+            continue
+        wanted = condition_value(c.value, ctx.now)
+        first = _year(getattr(wanted, "start", None)) or (int(wanted) if isinstance(wanted, float) else None)
+        last = _year(getattr(wanted, "end", None)) or first
+        if first is None:
+            continue
+        if c.op in ("eq", "ge"):
+            low = max(low, first)
+        if c.op in ("eq", "le"):
+            high = min(high, last)
+    if high - low >= 5 or high < low:
+        return [] if high < low else list(range(high - 4, high + 1))
+    return list(range(low, high + 1))
+
+
+# ---------------------------------------------------------------------- equality and small helpers
+def _same_category(field: str, wanted: str) -> bool:
+    """Oscar categories: "best actor" = "ACTOR IN A LEADING ROLE"; else all wanted words present."""
+    have, want = normalize_text(field), normalize_text(wanted)
+    bare = want.removeprefix("best ")
+    canonical = _CATEGORY_ALIASES.get(want) or _CATEGORY_ALIASES.get(bare)
+    if canonical is not None:
+        return have == canonical or (canonical == "international feature film" and have == "foreign language film")
+    return have.removeprefix("best ") == bare or set(bare.split()) <= set(have.split())
+
+
+def _same_role(field: str, wanted: str) -> bool:
+    """A character matches any whole-word part: "batman" = "Bruce Wayne / Batman"."""
+    have, want = f" {normalize_text(field)} ", f" {normalize_text(wanted)} "
+    return want.strip() != "" and (want in have or have in want)
+
+
+def _same_gender(field: str, wanted: str) -> bool:
+    return _GENDERS.get(normalize_text(field)) == _GENDERS.get(normalize_text(wanted), "?")
+
+
+def _year(value: Any) -> int | None:
+    if value is None:
+        return None
+    text = value.isoformat() if hasattr(value, "isoformat") else str(value)
+    return int(text[:4]) if text[:4].isdigit() else None
+
+
+def _age(birthday: Any, ctx: CallContext) -> int | None:
+    born = str(birthday or "")
+    if ctx.now is None or len(born) < 10 or not born[:4].isdigit():
+        return None
+    try:
+        month, day = int(born[5:7]), int(born[8:10])
+    except ValueError:
+        return None
+    today = ctx.now.date()
+    return today.year - int(born[:4]) - ((today.month, today.day) < (month, day))
+
+
+def _ordinal(number: Any) -> str:
+    n = int(number)
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"

@@ -1,0 +1,297 @@
+"""Runs a compiled program against the mock API: calls, conditions, sort, `*`, selectors, `["len"]`, AVG.
+
+Statements run in order; each produces a `StatementResult` holding plain data (rows as dicts, selected
+values, a count or an average), so the verbaliser never touches the API. Semantics:
+- a call's condition arguments filter the rows its function returns (functions may also use them to
+  narrow their fetch, e.g. an Oscar year); `ALL` keeps every entity the search matched;
+- `sort(conds, ±key)` filters and orders the *rows* of the previous statement (before its selectors) and
+  replaces it in the output; `*` runs the call once per item the previous statement output (its selected
+  values, else its rows' references: titles, names, tickers, game ids);
+- `[key]` selects a field from each row (list fields are flattened into items; a key no row has falls
+  back to the whole rows), `[:n]` keeps the first n items, `["len"]` counts items, `AVG` averages the
+  numeric selected values.
+
+Work is bounded: at most `max_calls` API calls per program (`BudgetedAPI`), at most `max_rows` rows per
+statement and `max_rows` inputs per `*` fan-out. When the call budget or the deadline runs out, execution
+stops, keeping what earlier statements (and the interrupted one, as far as it got) produced. A failing
+API (`KGApiError`) propagates: nothing the program found can be trusted to be complete then. A statement
+whose values cannot be interpreted (`KGValueError`, e.g. an unknown date expression), or whose API data
+has an unexpected shape, yields nothing, and the next statement still runs.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any, Mapping
+
+from models.deadline import Deadline
+from models.kg.apis import BudgetedAPI, CallContext, EntityMatcher, Row, Table, functions, resolve_key
+from models.kg.language.ast import (Call, Condition, Length, ListArg, Literal, Program, SelectKey, Slice, Sort, Star,
+                                    Statement)
+from models.kg.language.errors import KGApiError, KGLimitError, KGValueError
+from models.kg.language.signature import ArgKind, Param
+from models.kg.language.values import typed
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_calls: int = 40  # API calls per program
+    max_rows: int = 200  # rows kept per statement, and inputs per `*` fan-out
+    max_listed: int = 20  # whole rows loaded and reported per statement (the rest are only counted)
+
+
+@dataclass(frozen=True)
+class Value:
+    """One selected item: `value` is the `key` field of `entity`."""
+
+    entity: str
+    key: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class StatementResult:
+    """What one statement produced.
+
+    Attributes:
+        kind: rows | values | count | average | empty | error.
+        what: the table's noun phrase ("cast members of Inception").
+        rows: (entity, fields) of each output row (kind rows).
+        values: the selected items (kind values; also the items counted or averaged).
+        number: the count or the average.
+        total: rows the function found before `max_rows` cut them.
+        notes: facts about how the result was obtained.
+        consumed: a following sort(...) replaced this statement's output.
+    """
+
+    statement: Statement
+    kind: str
+    what: str = ""
+    rows: tuple[tuple[str, dict], ...] = ()
+    values: tuple[Value, ...] = ()
+    number: float | None = None
+    total: int = 0
+    notes: tuple[str, ...] = ()
+    error: str = ""
+    consumed: bool = False
+    table: Table | None = field(default=None, repr=False, compare=False)  # rows before selectors, for sort
+    output: tuple = field(default=(), repr=False, compare=False)  # final Rows or Values, for `*`
+
+
+@dataclass(frozen=True)
+class ExecutionResult:
+    statements: tuple[StatementResult, ...]
+    calls: int
+    stopped: str = ""  # why execution stopped early ("" = it ran to the end)
+
+
+def execute(program: Program, client, *, now: datetime | None = None, limits: Limits = Limits(),
+            matcher: EntityMatcher | None = None, deadline: Deadline | None = None) -> ExecutionResult:
+    """Runs every statement of a compiled program.
+
+    Args:
+        program: from `compile_program` (its `domain` selects the functions).
+        client: the mock-API client (official wrapper method names).
+        now: the query time, for relative dates.
+        limits: call and row bounds.
+        matcher: entity matcher (default: text stages only).
+        deadline: no API call starts after it.
+
+    Raises:
+        KGApiError: the API failed.
+        KGValueError: the program has no domain.
+    """
+    if program.domain is None:
+        raise KGValueError("execute() needs a program compiled for a domain (compile_program)")
+    return _Executor(program, client, now, limits, matcher or EntityMatcher(), deadline).run()
+
+
+class _Executor:
+    def __init__(self, program: Program, client, now, limits: Limits, matcher: EntityMatcher, deadline):
+        self.program = program
+        self.functions = functions(program.domain)
+        self.now = now
+        self.limits = limits
+        self.api = BudgetedAPI(client, limits.max_calls, deadline)
+        self.matcher = matcher
+        self.stopped = ""
+
+    def run(self) -> ExecutionResult:
+        results: list[StatementResult] = []
+        for statement in self.program.statements:
+            previous = results[-1] if results else None
+            try:
+                result = self._statement(statement, previous)
+            except KGLimitError as exc:
+                self.stopped = str(exc)
+                break
+            except KGApiError:
+                raise
+            except KGValueError as exc:
+                log.info("KG statement %r: %s", statement.text, exc)
+                result = StatementResult(statement, "error", error=str(exc))
+            except (TypeError, KeyError, AttributeError, ValueError) as exc:  # a record of an unexpected shape
+                log.warning("KG statement %r failed on the API's data", statement.text, exc_info=True)
+                result = StatementResult(statement, "error", error=f"{type(exc).__name__}: {exc}")
+            if isinstance(statement.head, Sort) and previous is not None:
+                results[-1] = replace(previous, consumed=True)
+            results.append(result)
+            if self.stopped:
+                break
+        # whole rows are loaded last, and only for statements whose output is reported (not sorted away)
+        results = [self._materialise(r) if r.kind == "rows" and not r.consumed else r for r in results]
+        return ExecutionResult(tuple(results), self.api.calls, self.stopped)
+
+    # ------------------------------------------------------------------ heads
+    def _statement(self, statement: Statement, previous: StatementResult | None) -> StatementResult:
+        head = statement.head
+        if isinstance(head, Sort):
+            source = previous.table if previous is not None and previous.table is not None else Table((), "rows")
+            table = source.where(head.conditions, self.now).sorted_by(head.key, head.descending)
+        else:
+            table = self._call(head, statement.all_matches, previous)
+        return self._select(statement, table.limit(self.limits.max_rows))
+
+    def _call(self, call: Call, all_matches: bool, previous: StatementResult | None) -> Table:
+        function = self.functions[call.name]
+        ctx = CallContext(self.api, self.now, self.matcher, all_matches)
+        conditions = tuple(c for arg in call.args for c in _conditions(arg))
+        stars = [i for i, arg in enumerate(call.args) if isinstance(arg, Star)]
+        if not stars:
+            args = [_argument(a) for a in call.args]
+            return function.implementation(ctx, *args).where(conditions, self.now)
+        inputs = list(dict.fromkeys(self._references(previous)))[:self.limits.max_rows]
+        param = function.signature.params[stars[0]]
+        tables = []
+        for item in inputs:
+            args = [_star_input(item, param) if i == stars[0] else _argument(a) for i, a in enumerate(call.args)]
+            try:
+                tables.append(function.implementation(ctx, *args))
+            except KGLimitError as exc:  # keep the inputs done so far; the executor stops after this line
+                self.stopped = str(exc)
+                break
+        if not tables:
+            return Table((), f"{call.name} results for the previous line's output (it had none)")
+        named = ", ".join(map(str, inputs[:3])) + (f" and {len(inputs) - 3} more" if len(inputs) > 3 else "")
+        what = tables[0].what if len(tables) == 1 else f"results of {call.name} for {named}"
+        merged = Table(tuple(r for t in tables for r in t.rows), what, notes=tuple(n for t in tables for n in t.notes),
+                       aliases=tables[0].aliases, equals=tables[0].equals)
+        return merged.where(conditions, self.now)
+
+    # ------------------------------------------------------------------ selectors
+    def _select(self, statement: Statement, table: Table) -> StatementResult:
+        base = StatementResult(statement, "rows", what=table.what, total=table.size, notes=table.notes, table=table)
+        items: list = list(table.rows)
+        selected = sliced = False
+        for selector in statement.selectors:
+            if isinstance(selector, SelectKey):
+                picked = self._pick_key(items, selector.name, table, selected)
+                if picked is None and items:  # no row has the key: report the whole rows instead
+                    note = f"No attribute {selector.name!r} was found, so the whole records are given."
+                    base = replace(base, notes=base.notes + (note,))
+                    break
+                items, selected = picked or [], True
+            elif isinstance(selector, Slice):
+                items, sliced = items[:selector.count], True
+            elif isinstance(selector, Length):  # rows cut by max_rows still count
+                number = len(items) if selected or sliced else table.size
+                return replace(base, kind="count", number=number, values=tuple(items) if selected else ())
+        if statement.average:
+            return self._average(base, items if selected else [])
+        if selected:
+            return replace(base, kind="values" if items else "empty", values=tuple(items), output=tuple(items))
+        return replace(base, kind="rows" if items else "empty", output=tuple(items))
+
+    def _references(self, previous: StatementResult | None) -> list:
+        """What `*` stands for: the previous count/average, its selected values, or its rows' references."""
+        if previous is None:
+            return []
+        if previous.kind in ("count", "average"):
+            return [previous.number]
+        refs = []
+        for item in previous.output:
+            try:
+                ref = item.value if isinstance(item, Value) else item.reference
+            except KGLimitError as exc:
+                self.stopped = str(exc)
+                break
+            if isinstance(ref, (str, int, float)) and not isinstance(ref, bool):
+                refs.append(ref)
+        return refs
+
+    def _pick_key(self, items: list, key: str, table: Table, selected: bool) -> list[Value] | None:
+        """The items' `key` fields as flat Values; None when no item has the key."""
+        picked, found = [], False
+        for item in items:
+            fields, entity = (item.value, item.entity) if selected else (item.fields, None)
+            if not isinstance(fields, Mapping):
+                continue
+            name = resolve_key(fields, key, table.aliases)
+            if name is None:
+                continue
+            found = True
+            try:
+                entity = entity or item.entity
+                picked.extend(Value(entity, name, v) for v in _flatten(fields[name]))
+            except KGLimitError as exc:
+                self.stopped = str(exc)
+                break
+        return picked if found else None
+
+    def _average(self, base: StatementResult, values: list[Value]) -> StatementResult:
+        numbers = [n for n in (typed(v.value) for v in values) if isinstance(n, float) and not isinstance(n, bool)]
+        if not numbers:
+            note = "There are no numeric values to average."
+            return replace(base, kind="empty", values=tuple(values), notes=base.notes + (note,))
+        mean = sum(numbers) / len(numbers)
+        return replace(base, kind="average", number=mean, values=tuple(values))
+
+    def _materialise(self, result: StatementResult) -> StatementResult:
+        """The result with (entity, fields) of its first `max_listed` rows, loading lazy fields while the
+        call budget lasts."""
+        done = []
+        for row in result.output[:self.limits.max_listed]:
+            try:
+                done.append((row.entity, {k: row.fields[k] for k in row.fields}))
+            except KGLimitError as exc:
+                self.stopped = str(exc)
+                break
+        return replace(result, rows=tuple(done))
+
+
+def _flatten(value: Any) -> list:
+    """A field as items: lists are flattened one level; None and empty values give nothing."""
+    if isinstance(value, (list, tuple)):
+        return [v for v in value if v not in (None, "")]
+    return [] if value in (None, "") else [value]
+
+
+def _conditions(arg) -> tuple[Condition, ...]:
+    if isinstance(arg, Condition):
+        return (arg,)
+    if isinstance(arg, ListArg):
+        return tuple(item for item in arg.items if isinstance(item, Condition))
+    return ()
+
+
+def _argument(arg) -> Any:
+    """A parsed argument as the Python value an implementation receives."""
+    if isinstance(arg, Literal):
+        return arg.value
+    if isinstance(arg, Condition):
+        return (arg,)
+    if isinstance(arg, ListArg):
+        return tuple(item if isinstance(item, Condition) else item.value for item in arg.items)
+    raise KGValueError(f"unexpected argument {arg!r}")
+
+
+def _star_input(item: Any, param: Param) -> Any:
+    """One output of the previous line as an argument: numbers stay numbers where the parameter takes them."""
+    if isinstance(item, (int, float)) and not isinstance(item, bool):
+        if ArgKind.NUMBER in param.kinds:
+            return item
+        return str(int(item)) if float(item).is_integer() else str(item)
+    return str(item)

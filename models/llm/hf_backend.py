@@ -1,0 +1,179 @@
+"""The transformers + peft backend: the CPU profile's generator, and the fallback where vLLM cannot run.
+
+One base model is loaded once; every adapter of the profile is attached to it once with
+`load_adapter(path, adapter_name=name)`. A batch of requests is grouped by (adapter, stop strings) and each
+group runs as batched `generate` calls with left padding: `set_adapter(name)` before an adapter's group,
+`disable_adapters()` before the base model's. Grouping is what switching adapters per request costs here
+(vLLM mixes them inside one engine step); the groups run in the order their first request appears.
+
+Decoding is greedy unless the profile sets a temperature (then seeded with `llm.seed` per call, so runs
+repeat). Requests in one group may ask for different `max_new_tokens`: the group runs to the largest and
+each output is cut to its own limit. Stop strings end a row inside `generate` (`stop_strings`) and are
+removed from the returned text.
+
+Time: before each group the deadline is checked; a group that cannot start returns "" for its requests
+(the caller answers "i don't know"), and a group that starts gets `max_time` = the time left, so one slow
+call cannot overrun the batch. Prompts that do not fit the window even with their context cut return ""
+(see `chat.py`). Threads follow torch's defaults (`OMP_NUM_THREADS`), never set here.
+"""
+from __future__ import annotations
+
+import logging
+import math
+from typing import Sequence
+
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer, LogitsProcessorList
+
+from models.deadline import Deadline
+from models.llm.adapters import AdapterRegistry
+from models.llm.chat import ChatFormatter
+from models.llm.checkpoint import resolve_checkpoint
+from models.llm.config import LLMConfig
+from models.llm.prefix_decoding import PrefixConstraintProcessor
+from models.llm.errors import BackendUnavailableError
+from models.llm.generator import GenerationRequest
+
+log = logging.getLogger(__name__)
+
+DTYPES = {"bfloat16": torch.bfloat16, "float16": torch.float16, "half": torch.float16,
+          "float32": torch.float32, "float": torch.float32}
+
+
+class HFGenerator:
+    """`Generator` over transformers `generate`, with peft adapters switched per request group."""
+
+    def __init__(self, config: LLMConfig, models_dir: str):
+        """Loads the base model, its tokenizer and every configured adapter.
+
+        Args:
+            config: the profile's `llm` section.
+            models_dir: the profile's models directory.
+
+        Raises:
+            ModelNotFoundError: the model path does not exist.
+            AdapterNotFoundError: a configured adapter folder is missing.
+            BackendUnavailableError: `device` is cuda but no CUDA device is visible.
+            ValueError: an unknown dtype.
+        """
+        if config.dtype not in DTYPES:
+            raise ValueError(f"llm.dtype {config.dtype!r} is not one of {sorted(DTYPES)}")
+        if config.device.startswith("cuda") and not torch.cuda.is_available():
+            raise BackendUnavailableError(
+                f"llm.device is {config.device!r} but no CUDA device is visible; "
+                f"set llm.device: cpu (or CRAG_PROFILE=cpu)")
+        self.config = config
+        self.adapters = AdapterRegistry(config.adapters, models_dir)
+        folder = resolve_checkpoint(config.path, models_dir, config.cache_dir)
+        self.tokenizer = AutoTokenizer.from_pretrained(folder, padding_side="left")
+        if self.tokenizer.pad_token is None:  # Llama 3 ships none; padding is masked anyway
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        self.model = AutoModelForCausalLM.from_pretrained(folder, dtype=DTYPES[config.dtype])
+        self.model.to(config.device).eval()
+        for adapter in self.adapters:
+            self.model.load_adapter(str(adapter.path), adapter_name=adapter.name)
+        self.chat = ChatFormatter(self.tokenizer, config.max_model_len)
+        eos = self.model.generation_config.eos_token_id
+        if eos is None:
+            eos = self.tokenizer.eos_token_id
+        self.eos_token_ids = tuple(eos) if isinstance(eos, (list, tuple)) else (eos,)
+
+    # ------------------------------------------------------------------ Generator protocol
+    def count_tokens(self, text: str) -> int:
+        return self.chat.count_tokens(text)
+
+    def truncate_tokens(self, text: str, max_tokens: int) -> str:
+        return self.chat.truncate_tokens(text, max_tokens)
+
+    def generate(self, requests: Sequence[GenerationRequest], *, deadline: Deadline | None = None) -> list[str]:
+        """One completion per request, in order ("" where the deadline or the window stopped it).
+
+        Raises:
+            UnknownAdapterError: a request names an adapter the profile does not configure (checked
+                before anything runs, so no work is wasted).
+        """
+        deadline = deadline or Deadline(None)
+        self.adapters.require(r.adapter for r in requests)
+        prompts = [self.chat.fit(r.messages, r.max_new_tokens) for r in requests]
+        for i, prompt in enumerate(prompts):
+            if prompt is None:
+                log.warning("request %d does not fit max_model_len=%d even without context; answering ''",
+                            i, self.config.max_model_len)
+        outputs = [""] * len(requests)
+        for indices in self._batches(requests, prompts):
+            if deadline.expired():
+                log.warning("deadline reached: %d requests not generated", sum(not o for o in outputs))
+                break
+            texts = self._generate_batch([requests[i] for i in indices], [prompts[i] for i in indices], deadline)
+            for i, text in zip(indices, texts):
+                outputs[i] = text
+        return outputs
+
+    # ------------------------------------------------------------------ internals
+    def _batches(self, requests: Sequence[GenerationRequest], prompts: list[str | None]) -> list[list[int]]:
+        """Indices grouped by (adapter, stop), groups in first-appearance order, cut to max_batch_size.
+
+        Within a group requests are sorted by prompt length so a batch pads as little as possible.
+        """
+        groups: dict[tuple, list[int]] = {}
+        for i, (request, prompt) in enumerate(zip(requests, prompts)):
+            if prompt is not None:
+                groups.setdefault((request.adapter, tuple(request.stop)), []).append(i)
+        size = max(1, self.config.max_batch_size)
+        batches = []
+        for indices in groups.values():
+            indices.sort(key=lambda i: len(prompts[i]))
+            batches.extend(indices[start:start + size] for start in range(0, len(indices), size))
+        return batches
+
+    def _select_adapter(self, name: str | None) -> None:
+        if not len(self.adapters):
+            return
+        if name is None:
+            self.model.disable_adapters()
+        else:
+            self.model.enable_adapters()
+            self.model.set_adapter(name)
+
+    def _generate_batch(self, requests: list[GenerationRequest], prompts: list[str], deadline: Deadline) -> list[str]:
+        self._select_adapter(requests[0].adapter)
+        encoded = self.tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
+        encoded = encoded.to(self.model.device)
+        prompt_length = encoded["input_ids"].shape[1]
+        kwargs = self._generation_kwargs(requests, prompt_length, deadline)
+        with torch.inference_mode():
+            generated = self.model.generate(**encoded, **kwargs)
+        texts = []
+        for row, request in zip(generated, requests):
+            new_ids = row[prompt_length:prompt_length + request.max_new_tokens]
+            texts.append(_cut_at_stop(self.tokenizer.decode(new_ids, skip_special_tokens=True), request.stop))
+        return texts
+
+    def _generation_kwargs(self, requests: list[GenerationRequest], prompt_length: int, deadline: Deadline) -> dict:
+        config = self.config
+        kwargs = {
+            "max_new_tokens": max(1, max(r.max_new_tokens for r in requests)),
+            "pad_token_id": self.tokenizer.pad_token_id,
+            "eos_token_id": list(self.eos_token_ids),
+        }
+        if config.temperature > 0:
+            torch.manual_seed(config.seed)
+            kwargs.update(do_sample=True, temperature=config.temperature, top_p=config.top_p)
+        else:  # override sampling defaults a generation_config.json may carry (Llama 3: 0.6 / 0.9)
+            kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        if requests[0].stop:
+            kwargs.update(stop_strings=list(requests[0].stop), tokenizer=self.tokenizer)
+        remaining = deadline.remaining()
+        if math.isfinite(remaining):
+            kwargs["max_time"] = max(remaining, 0.001)
+        constraints = [r.constraint for r in requests]
+        if any(c is not None for c in constraints):
+            kwargs["logits_processor"] = LogitsProcessorList([PrefixConstraintProcessor(
+                self.tokenizer, constraints, prompt_length, self.eos_token_ids, config.constraint_top_k)])
+        return kwargs
+
+
+def _cut_at_stop(text: str, stop: Sequence[str]) -> str:
+    """`text` up to the earliest stop string (generate keeps the stop string itself in its output)."""
+    cut = min((text.find(s) for s in stop if s and s in text), default=-1)
+    return text[:cut] if cut >= 0 else text

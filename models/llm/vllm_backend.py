@@ -1,0 +1,167 @@
+"""The vLLM backend (g4dn profile): one engine, one base model, LoRA adapters chosen per request.
+
+db3 wanted vLLM but reloaded whole models to switch adapters, and their released code ran HF `generate`
+one query at a time. Here the engine is built once with `enable_lora=True` and every request carries its
+own `LoRARequest(name, int_id, path)` (None = base model), so a batch that mixes the web-answer adapter,
+the API-generation adapter and the base model is still one `LLM.generate` call; vLLM schedules the mix.
+
+Request building (what the tests check against a stand-in module with vLLM's call signatures):
+- prompts are rendered with the model's chat template (`chat.py`, shared with the HF backend), fitted to
+  `max_model_len - max_new_tokens` by cutting the context, and passed as token ids
+  (`{"prompt_token_ids": [...]}`), because a text prompt would get a second BOS token from vLLM;
+- one `SamplingParams` per request: `max_tokens`, `stop`, greedy (`temperature=0`) or the profile's
+  temperature/top_p with `llm.seed`;
+- a constraint's `regex` (else `grammar`) becomes structured outputs: `StructuredOutputsParams` on the
+  current vLLM (`SamplingParams(structured_outputs=...)`), `GuidedDecodingParams` on the releases before
+  0.12 (`SamplingParams(guided_decoding=...)`), whichever the installed vLLM has.
+
+Time: vLLM has no `max_time`; a batch that cannot start before the deadline returns "" for every
+request, and the profile's token limits keep one call inside the g4dn budget.
+
+vllm is imported only when this backend is built; a missing package or a machine without CUDA is a
+`BackendUnavailableError` naming the fix.
+"""
+from __future__ import annotations
+
+import logging
+from types import SimpleNamespace
+from typing import Callable, Sequence
+
+from models.deadline import Deadline
+from models.llm.adapters import AdapterRegistry
+from models.llm.chat import ChatFormatter
+from models.llm.checkpoint import resolve_checkpoint
+from models.llm.config import LLMConfig
+from models.llm.errors import BackendUnavailableError
+from models.llm.generator import GenerationRequest
+
+log = logging.getLogger(__name__)
+
+_INSTALL_HINT = ("install the GPU requirements on a CUDA machine (`pip install -r requirements-gpu.txt`), "
+                 "or run on CPU with CRAG_PROFILE=cpu (llm.backend: hf)")
+
+
+def import_vllm() -> SimpleNamespace:
+    """The parts of vllm this backend uses, or BackendUnavailableError when vllm is not installed."""
+    try:
+        import vllm
+        from vllm import sampling_params
+        from vllm.lora.request import LoRARequest
+    except ImportError as exc:
+        raise BackendUnavailableError(f"llm.backend is 'vllm' but vllm cannot be imported ({exc}); "
+                                      f"{_INSTALL_HINT}") from exc
+    return SimpleNamespace(
+        LLM=vllm.LLM, SamplingParams=vllm.SamplingParams, LoRARequest=LoRARequest,
+        StructuredOutputsParams=getattr(sampling_params, "StructuredOutputsParams", None),
+        GuidedDecodingParams=getattr(sampling_params, "GuidedDecodingParams", None))
+
+
+def _cuda_available() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+class VLLMGenerator:
+    """`Generator` over `vllm.LLM`, adapters as per-request `LoRARequest`s."""
+
+    def __init__(self, config: LLMConfig, models_dir: str, *, vllm: SimpleNamespace | None = None,
+                 cuda_available: Callable[[], bool] = _cuda_available):
+        """Builds the engine and one `LoRARequest` per configured adapter.
+
+        Args:
+            config: the profile's `llm` section.
+            models_dir: the profile's models directory.
+            vllm: the vllm parts to use (tests pass a stand-in); default `import_vllm()`.
+            cuda_available: the CUDA probe (tests replace it).
+
+        Raises:
+            BackendUnavailableError: no CUDA device, or vllm not installed.
+            ModelNotFoundError / AdapterNotFoundError: a configured path does not exist.
+        """
+        if not cuda_available():
+            raise BackendUnavailableError(f"llm.backend 'vllm' needs a CUDA GPU and none is visible; {_INSTALL_HINT}")
+        self.vllm = vllm or import_vllm()
+        self.config = config
+        self.adapters = AdapterRegistry(config.adapters, models_dir)
+        folder = resolve_checkpoint(config.path, models_dir, config.cache_dir)
+        lora = {}
+        if len(self.adapters):  # LoRA slots cost GPU memory: only reserve them when adapters exist
+            lora = dict(enable_lora=True, max_loras=config.max_loras, max_lora_rank=config.max_lora_rank)
+        self.llm = self.vllm.LLM(
+            model=str(folder), dtype=config.dtype, tensor_parallel_size=config.tensor_parallel_size,
+            gpu_memory_utilization=config.gpu_memory_utilization, max_model_len=config.max_model_len,
+            enforce_eager=config.enforce_eager, seed=config.seed, **lora)
+        self.tokenizer = self.llm.get_tokenizer()
+        self.chat = ChatFormatter(self.tokenizer, config.max_model_len)
+        self._lora_requests = {a.name: self.vllm.LoRARequest(a.name, a.int_id, str(a.path)) for a in self.adapters}
+        self._warned_unconstrained = False
+
+    # ------------------------------------------------------------------ Generator protocol
+    def count_tokens(self, text: str) -> int:
+        return self.chat.count_tokens(text)
+
+    def truncate_tokens(self, text: str, max_tokens: int) -> str:
+        return self.chat.truncate_tokens(text, max_tokens)
+
+    def generate(self, requests: Sequence[GenerationRequest], *, deadline: Deadline | None = None) -> list[str]:
+        """One completion per request, in order, from a single `LLM.generate` call.
+
+        Raises:
+            UnknownAdapterError: a request names an adapter the profile does not configure.
+        """
+        self.adapters.require(r.adapter for r in requests)
+        outputs = [""] * len(requests)
+        if deadline is not None and deadline.expired():
+            log.warning("deadline reached before generation: %d requests answered ''", len(requests))
+            return outputs
+        runnable, prompts = [], []
+        for i, request in enumerate(requests):
+            prompt = self.chat.fit(request.messages, request.max_new_tokens)
+            if prompt is None:
+                log.warning("request %d does not fit max_model_len even without context; answering ''", i)
+                continue
+            runnable.append(i)
+            prompts.append({"prompt_token_ids": self.chat.encode(prompt)})
+        if not runnable:
+            return outputs
+        chosen = [requests[i] for i in runnable]
+        results = self.llm.generate(
+            prompts, sampling_params=[self.sampling_params(r) for r in chosen],
+            lora_request=[self.lora_request(r.adapter) for r in chosen], use_tqdm=False)
+        for i, result in zip(runnable, results):
+            outputs[i] = result.outputs[0].text if result.outputs else ""
+        return outputs
+
+    # ------------------------------------------------------------------ request building
+    def lora_request(self, adapter: str | None):
+        """The adapter's `LoRARequest` (the same object, so the same int id, every time); None = base."""
+        if adapter is None:
+            return None
+        self.adapters.get(adapter)  # raises UnknownAdapterError with the configured names
+        return self._lora_requests[adapter]
+
+    def sampling_params(self, request: GenerationRequest):
+        """`SamplingParams` for one request: limits, stop strings, decoding mode and any constraint."""
+        config = self.config
+        kwargs = dict(max_tokens=max(1, request.max_new_tokens), stop=list(request.stop) or None)
+        if config.temperature > 0:
+            kwargs.update(temperature=config.temperature, top_p=config.top_p, seed=config.seed)
+        else:
+            kwargs.update(temperature=0.0)
+        kwargs.update(self._structured_outputs(request.constraint))
+        return self.vllm.SamplingParams(**kwargs)
+
+    def _structured_outputs(self, constraint) -> dict:
+        regex, grammar = getattr(constraint, "regex", None), getattr(constraint, "grammar", None)
+        if regex is None and grammar is None:
+            return {}
+        spec = {"regex": regex} if regex is not None else {"grammar": grammar}
+        if self.vllm.StructuredOutputsParams is not None:
+            return {"structured_outputs": self.vllm.StructuredOutputsParams(**spec)}
+        if self.vllm.GuidedDecodingParams is not None:
+            return {"guided_decoding": self.vllm.GuidedDecodingParams(**spec)}
+        if not self._warned_unconstrained:
+            log.warning("this vllm has no structured-output parameters; constrained requests decode freely")
+            self._warned_unconstrained = True
+        return {}

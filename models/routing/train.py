@@ -1,0 +1,78 @@
+"""Trains the embedding + scikit-learn domain router and saves its artefact.
+
+    python -m models.routing.train                                   # data/router -> the profile's path
+    python -m models.routing.train --data crag_task_1_and_2_dev_v4.jsonl.bz2 data/router --compare
+    python -m models.routing.train --eval ../shared/crag/dev_data.jsonl.bz2
+
+The embedder is the profile's web embedder (`--profile`, default `$CRAG_PROFILE`), because the router
+reads the vectors that embedder produces at inference. `--compare` prints repeated stratified 5-fold
+accuracy of both estimators on the training data before fitting the chosen one; `--eval` scores the
+fitted router on any labelled CRAG-format file.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+from collections import Counter
+
+import numpy as np
+
+from models.routing.classifier import ESTIMATORS, DomainClassifier, load_labelled_queries, make_estimator
+
+
+def compare_estimators(texts: list[str], labels: list[str], embedder, repeats: int = 5) -> dict[str, float]:
+    """Mean accuracy of every estimator under repeated stratified 5-fold cross-validation.
+
+    Returns:
+        `{estimator name: mean accuracy}`.
+    """
+    from sklearn.model_selection import RepeatedStratifiedKFold, cross_val_score
+
+    vectors = embedder.encode(texts, is_query=True)
+    folds = RepeatedStratifiedKFold(n_splits=5, n_repeats=repeats, random_state=0)
+    return {name: float(np.mean(cross_val_score(make_estimator(name), vectors, labels, cv=folds)))
+            for name in ESTIMATORS}
+
+
+def accuracy(classifier: DomainClassifier, texts: list[str], labels: list[str], embedder) -> float:
+    """Share of `texts` whose predicted domain equals the label."""
+    predicted = classifier.predict(texts, embedder)
+    return float(np.mean([p == g for p, g in zip(predicted, labels)])) if labels else 0.0
+
+
+def main(argv: list[str] | None = None) -> None:
+    from models.config import load_config
+    from models.paths import resolve_repo_path
+    from models.web.embedder import Embedder
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--profile", default=None, help="profile name or YAML path (default $CRAG_PROFILE)")
+    parser.add_argument("--data", nargs="+", default=None, help="labelled files/folders (default: profile's)")
+    parser.add_argument("--out", default=None, help="artefact path (default: the profile's classifier_path)")
+    parser.add_argument("--estimator", choices=ESTIMATORS, default=None)
+    parser.add_argument("--compare", action="store_true", help="cross-validate every estimator first")
+    parser.add_argument("--eval", nargs="*", default=(), help="labelled files to score the trained router on")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+
+    config = load_config(args.profile)
+    routing = config.routing
+    embedder = Embedder.from_config(config.web.embedder, config.models_dir)
+    texts, labels = load_labelled_queries(args.data or routing.training_data)
+    print(f"training queries: {len(texts)} {dict(sorted(Counter(labels).items()))}")
+    if args.compare:
+        for name, score in compare_estimators(texts, labels, embedder).items():
+            print(f"  {name:7s} 5x5-fold accuracy {score:.3f}")
+    estimator = args.estimator or routing.estimator
+    classifier = DomainClassifier.fit(texts, labels, embedder, estimator)
+    out = resolve_repo_path(args.out or routing.classifier_path)
+    classifier.save(out)
+    print(f"saved {estimator} router to {out}")
+    for path in args.eval:
+        eval_texts, eval_labels = load_labelled_queries([path])
+        print(f"  accuracy on {path}: {accuracy(classifier, eval_texts, eval_labels, embedder):.3f} "
+              f"({len(eval_texts)} queries)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,194 @@
+"""HTML page -> main text + Markdown tables (db3 §2.2, ElectricSheep §4.1 / Appendix C).
+
+Two backends with one output contract, chosen by `web.extraction_backend`:
+- `bs4`: BeautifulSoup over lxml, what db3 and ElectricSheep used;
+- `selectolax`: lexbor's C parser, ~30x faster on the real CRAG pages with the same text (measured by
+  `scripts/bench_web.py`: identical answer-in-context recall).
+
+Both drop the same non-content elements (scripts, styles, navigation, footers, buttons, `<head>` whose
+title is already `page_name`), read *data* tables (tables without a nested table) into Markdown and remove
+them from the text, so a fact is not indexed twice. Tables that contain other tables are page layout, not
+data: their text stays in the main text (otherwise a layout-table page would lose all its prose).
+
+Text is `get_text(" ", strip=True)` semantics (every text node stripped, joined by one space), then
+escaped unicode (`\\u00e9`, common in pages that inline JSON) is decoded and whitespace collapsed.
+
+Size caps keep one pathological page from owning the batch: the HTML is cut at `max_html_chars` before
+parsing (parsers accept truncated markup), the text at `max_page_tokens`, the tables at
+`max_table_tokens`. Tokens are counted as words plus punctuation marks (`count_tokens`): no tokenizer
+dependency in extraction, and within a few percent of Llama tokenizers on English prose.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+DROPPED_TAGS = ("head", "script", "style", "noscript", "template", "svg", "canvas", "iframe", "object",
+                "nav", "footer", "select")
+# A button is dropped only when it holds no block content: a "button" wrapping divs is a container (invalid
+# HTML that browsers render anyway), and libxml2 nests the rest of such a page inside it.
+BLOCK_TAGS = ("div", "p", "section", "article", "main", "table", "ul", "ol", "h1", "h2", "h3")
+BACKENDS = ("bs4", "selectolax")
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+_WHITESPACE = re.compile(r"\s+")
+_SPACE_BEFORE_PUNCT = re.compile(r" (?=[,;:!?)\]]|\.(?:\s|$))")
+# \uD83D\uDE00-style surrogate pairs first, then single BMP escapes, then \U0001F600-style escapes.
+_UNICODE_ESCAPE = re.compile(
+    r"\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})|\\u([0-9a-f]{4})|\\U([0-9a-f]{8})", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class PageText:
+    """What one page contributes: its main text and its tables (Markdown, each prefixed by the page name)."""
+
+    text: str
+    tables: tuple[str, ...] = ()
+
+
+# ---------------------------------------------------------------------------------------------- text
+def count_tokens(text: str) -> int:
+    """Approximate token count: words and punctuation marks."""
+    return len(_TOKEN.findall(text))
+
+
+def cap_tokens(text: str, max_tokens: int) -> str:
+    """`text` cut after its `max_tokens`-th approximate token (see `count_tokens`)."""
+    if max_tokens <= 0:
+        return ""
+    if len(text) <= max_tokens:  # every token is at least one character: nothing to cut
+        return text
+    for index, match in enumerate(_TOKEN.finditer(text)):
+        if index + 1 == max_tokens:
+            return text[:match.end()]
+    return text
+
+
+def _decode_escape(match: re.Match) -> str:
+    high, low, bmp, astral = match.groups()
+    if high:
+        return (chr(int(high, 16)) + chr(int(low, 16))).encode("utf-16", "surrogatepass").decode("utf-16")
+    code = int(bmp or astral, 16)
+    if 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:  # a lone surrogate or out of range: not text
+        return ""
+    return chr(code)
+
+
+def decode_unicode_escapes(text: str) -> str:
+    """Replaces literal `\\uXXXX` / `\\UXXXXXXXX` escapes by their characters (surrogate pairs joined)."""
+    return _UNICODE_ESCAPE.sub(_decode_escape, text) if "\\u" in text or "\\U" in text else text
+
+
+def clean_text(text: str) -> str:
+    """Decodes escaped unicode, collapses whitespace, removes the space the joiner put before punctuation."""
+    text = _WHITESPACE.sub(" ", decode_unicode_escapes(text)).strip()
+    return _SPACE_BEFORE_PUNCT.sub("", text)
+
+
+# ---------------------------------------------------------------------------------------------- tables
+def _cell(text: str) -> str:
+    # A pipe inside a cell would add a column; newlines would break the row.
+    return clean_text(text).replace("|", "\\|")
+
+
+def markdown_table(rows: list[list[str]], page_name: str) -> str:
+    """Rows of cell texts as a Markdown table: first row is the header, then a `---` separator.
+
+    Rows are padded to the widest row so every line has the same number of columns; empty rows are
+    dropped. Returns "" for a table without any non-empty cell.
+    """
+    rows = [[_cell(c) for c in row] for row in rows]
+    rows = [row for row in rows if any(row)]
+    if not rows:
+        return ""
+    width = max(len(row) for row in rows)
+    lines = ["| " + " | ".join(row + [""] * (width - len(row))) + " |" for row in rows]
+    lines.insert(1, "| " + " | ".join(["---"] * width) + " |")
+    return f"Page name: {clean_text(page_name)}\n" + "\n".join(lines)
+
+
+def _cap_tables(tables: list[str], max_tokens: int) -> tuple[str, ...]:
+    kept, budget = [], max_tokens
+    for table in tables:
+        if budget <= 0:
+            break
+        table = cap_tokens(table, budget)
+        budget -= count_tokens(table)
+        kept.append(table)
+    return tuple(kept)
+
+
+# ---------------------------------------------------------------------------------------------- backends
+def _extract_bs4(html: str) -> tuple[str, list[list[list[str]]]]:
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "lxml")
+    for node in soup.find_all(DROPPED_TAGS):
+        node.decompose()
+    for node in soup.find_all("button"):
+        if not node.decomposed and node.find(BLOCK_TAGS) is None:
+            node.decompose()
+    tables = []
+    for table in soup.find_all("table"):
+        if table.decomposed or table.find("table") is not None:
+            continue
+        tables.append([[cell.get_text(" ", strip=True) for cell in row.find_all(("th", "td"))]
+                       for row in table.find_all("tr")])
+        table.decompose()
+    return soup.get_text(" ", strip=True), tables
+
+
+def _extract_selectolax(html: str) -> tuple[str, list[list[list[str]]]]:
+    from selectolax.lexbor import LexborHTMLParser
+
+    tree = LexborHTMLParser(html)
+    tree.strip_tags(list(DROPPED_TAGS))
+    for node in tree.css("button"):
+        if node.css_first(_BLOCK_SELECTOR) is None:
+            node.decompose()
+    tables = []
+    for table in tree.css("table"):
+        if len(table.css("table")) > 1:  # lexbor's css() matches the node itself too
+            continue
+        tables.append([[cell.text(separator=" ", strip=True) for cell in row.css("th, td")]
+                       for row in table.css("tr")])
+        table.decompose()
+    root = tree.body or tree.root
+    return (root.text(separator=" ", strip=True) if root is not None else ""), tables
+
+
+_BLOCK_SELECTOR = ", ".join(BLOCK_TAGS)
+_BACKENDS: dict[str, Callable[[str], tuple[str, list[list[list[str]]]]]] = {
+    "bs4": _extract_bs4,
+    "selectolax": _extract_selectolax,
+}
+
+
+def extract_page(html: str, page_name: str = "", *, backend: str = "bs4", max_html_chars: int = 3_000_000,
+                 max_page_tokens: int = 12000, max_table_tokens: int = 4000) -> PageText:
+    """Main text and Markdown tables of one HTML page.
+
+    Args:
+        html: the page's HTML (any string; NUL characters and junk are tolerated).
+        page_name: the page title, prefixed to each table so a table chunk says where it comes from.
+        backend: "bs4" or "selectolax".
+        max_html_chars: HTML beyond this is not parsed.
+        max_page_tokens: cap on the main text (approximate tokens).
+        max_table_tokens: cap on all tables of the page together.
+
+    Returns:
+        A `PageText`; empty text and no tables for an empty page.
+
+    Raises:
+        ValueError: unknown backend.
+    """
+    parse = _BACKENDS.get(backend)
+    if parse is None:
+        raise ValueError(f"unknown extraction backend {backend!r}; expected one of {list(BACKENDS)}")
+    html = (html or "")[:max_html_chars].replace("\x00", "")
+    if not html.strip():
+        return PageText("")
+    text, raw_tables = parse(html)
+    tables = [t for t in (markdown_table(rows, page_name) for rows in raw_tables) if t]
+    return PageText(cap_tokens(clean_text(text), max_page_tokens), _cap_tables(tables, max_table_tokens))

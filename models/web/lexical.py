@@ -1,0 +1,45 @@
+"""BM25 (bm25s) over a handful of passages: the lexical half of the hybrid reranker, the optional lexical
+prefilter before dense recall, and APEX-style Task-3 page preselection all use this one function.
+
+The index is built per call over just the passages being compared (a query's pages or candidate
+chunks), so IDF reflects what distinguishes them from each other, which is what ranking them needs.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import bm25s
+import numpy as np
+
+
+def _tokens(texts: Sequence[str]) -> list[list[str]]:
+    return bm25s.tokenize(list(texts), return_ids=False, stopwords="en", show_progress=False)
+
+
+def bm25_scores(query: str, passages: Sequence[str]) -> np.ndarray:
+    """BM25 score of each passage for `query` (float32, one per passage; zeros when nothing matches).
+
+    Args:
+        query: the question.
+        passages: the texts to score against each other.
+
+    Returns:
+        An array of `len(passages)` non-negative scores.
+    """
+    scores = np.zeros(len(passages), dtype=np.float32)
+    if not passages:
+        return scores
+    query_tokens = _tokens([query])[0]
+    corpus = _tokens(passages)
+    if not query_tokens or not any(corpus):  # bm25s divides by the mean length: guard the empty cases
+        return scores
+    index = bm25s.BM25()
+    index.index(corpus, show_progress=False)
+    scores[:] = index.get_scores(query_tokens)
+    return scores
+
+
+def normalise(scores: np.ndarray) -> np.ndarray:
+    """Scores scaled into [0, 1] by their maximum (all zeros stay zeros)."""
+    top = float(scores.max()) if scores.size else 0.0
+    return scores / top if top > 0 else np.zeros_like(scores)

@@ -1,0 +1,212 @@
+"""The web pathway for a batch: pages -> documents -> parent/child corpus -> recall -> rerank -> chunks.
+
+    select pages ─► extract (text + tables) ─► chunk (parents, children) ─► [BM25 prefilter] ─►
+    embed children of the whole batch at once ─► cosine top recall_k children ─► distinct parents in
+    hit order ─► rerank (query, parent) ─► top rerank_k parents, best first
+
+Batching: queries, Task-3 snippets, children and rerank pairs of *all* questions of a batch each go
+through their model in one call, so a GPU sees full batches and a CPU pays model overheads once.
+
+Failure policy: a page that cannot be parsed is skipped (its snippet stays); a query whose documents
+cannot be built gets []; a failing model call costs the batch its web context (logged), never an
+exception: the pipeline then answers "i don't know" from an empty context.
+
+`prefilter_k` (CPU profile) embeds only the children that BM25 ranks highest for the question. Embedding
+every child of five pages with MiniLM costs ~5-10 s on one core, over the 3 s budget; BM25 over the same
+children takes milliseconds (measured in `scripts/bench_web.py`).
+"""
+from __future__ import annotations
+
+import logging
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from models.types import Chunk, Query
+from models.web.chunker import Chunker, Corpus
+from models.web.embedder import Embedder
+from models.web.extraction import BACKENDS, extract_page
+from models.web.lexical import bm25_scores
+from models.web.pages import (PRESELECTORS, PageSelection, needs_preselection, select_pages, snippet_document,
+                              snippet_text, unique_pages)
+from models.web.reranker import Reranker, make_reranker
+
+log = logging.getLogger(__name__)
+
+Hits = list[tuple[int, float]]  # (parent index, best child cosine), in hit order
+
+
+@dataclass
+class RetrievalStats:
+    """Where the time of the last `retrieve` call went (milliseconds), and how much was embedded."""
+
+    extract_ms: float = 0.0  # page selection + HTML extraction
+    chunk_ms: float = 0.0
+    embed_ms: float = 0.0  # prefilter + query and child embeddings + cosine recall
+    rerank_ms: float = 0.0
+    children: int = 0  # child chunks built
+    embedded: int = 0  # distinct child texts embedded
+    parents: int = 0
+
+
+@contextmanager
+def _timed(stats: RetrievalStats, field: str):
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        setattr(stats, field, getattr(stats, field) + (time.perf_counter() - start) * 1000)
+
+
+class WebRetriever:
+    """Turns each query's search results into its best chunks."""
+
+    def __init__(self, cfg, embedder: Embedder, reranker: Reranker, chunker: Chunker | None = None):
+        if cfg.extraction_backend not in BACKENDS:
+            raise ValueError(f"unknown web.extraction_backend {cfg.extraction_backend!r}; expected {list(BACKENDS)}")
+        if cfg.task3_preselect not in PRESELECTORS:
+            raise ValueError(f"unknown web.task3_preselect {cfg.task3_preselect!r}; expected {list(PRESELECTORS)}")
+        self.cfg = cfg
+        self.embedder = embedder
+        self.reranker = reranker
+        self.chunker = chunker or Chunker.from_config(cfg)
+        self.last_stats = RetrievalStats()
+
+    @classmethod
+    def from_config(cls, cfg, models_dir: str, embedder: Embedder | None = None) -> "WebRetriever":
+        """Builds the pathway from a `WebConfig`; reuses `embedder` when the caller already has one.
+
+        Raises:
+            ModelNotFoundError: a configured model folder is missing.
+            ValueError: an unknown backend, preselector or reranker kind.
+        """
+        embedder = embedder or Embedder.from_config(cfg.embedder, models_dir)
+        return cls(cfg, embedder, make_reranker(cfg.reranker, models_dir, embedder))
+
+    # ------------------------------------------------------------------ the batch
+    def retrieve(self, queries: Sequence[Query], task: int = 1) -> list[list[Chunk]]:
+        """The best chunks of each query, best first; [] for a query without usable pages.
+
+        Args:
+            queries: the batch.
+            task: 3 ranks the snippets of up to 50 pages to choose which to read; 1 and 2 read the
+                first `task3_top_pages` pages in the given order.
+        """
+        stats = self.last_stats = RetrievalStats()
+        empty: list[list[Chunk]] = [[] for _ in queries]
+        try:
+            with _timed(stats, "extract_ms"):
+                selections = self._select(queries, task)
+                documents = [self._documents(q, s) for q, s in zip(queries, selections)]
+            with _timed(stats, "chunk_ms"):
+                corpora = [self._split(q, docs) for q, docs in zip(queries, documents)]
+            with _timed(stats, "embed_ms"):
+                hits = self._recall(queries, corpora)
+            with _timed(stats, "rerank_ms"):
+                return self._rerank(queries, corpora, hits)
+        except Exception:  # a model failure costs this batch its web context, not the answers
+            log.exception("web retrieval failed for a batch of %d queries", len(queries))
+            return empty
+
+    # ------------------------------------------------------------------ pages -> documents
+    def _select(self, queries: Sequence[Query], task: int) -> list[PageSelection]:
+        top = self.cfg.task3_top_pages
+        ranked = [i for i, q in enumerate(queries) if task == 3 and needs_preselection(q, top)]
+        scores: dict[int, list[float]] = {}
+        if ranked and self.cfg.task3_preselect == "reranker":
+            items = [(queries[i].text, [snippet_document(p) for p in unique_pages(queries[i].search_results)])
+                     for i in ranked]
+            scores = dict(zip(ranked, self.reranker.score_many(items)))
+        selections = []
+        for i, query in enumerate(queries):
+            if i in ranked:
+                selections.append(select_pages(query, top, scores.get(i)))  # None: BM25 preselection
+            else:  # Tasks 1/2 (db3): the first pages in the search engine's order
+                order = [float(-rank) for rank in range(len(unique_pages(query.search_results)))]
+                selections.append(select_pages(query, top, order))
+        return selections
+
+    def _documents(self, query: Query, selection: PageSelection) -> list[Chunk]:
+        documents = []
+        for page in selection.full:
+            try:
+                page_text = extract_page(page.page_result, page.page_name, backend=self.cfg.extraction_backend,
+                                         max_html_chars=self.cfg.max_html_chars,
+                                         max_page_tokens=self.cfg.max_page_tokens,
+                                         max_table_tokens=self.cfg.max_table_tokens)
+            except Exception:  # one unparsable page must not cost the query its other pages
+                log.warning("query %s: page %r could not be parsed", query.interaction_id, page.page_url[:200],
+                            exc_info=True)
+                documents.append(Chunk(snippet_text(page), page.page_url, "text"))
+                continue
+            # db3 prepends the snippet: the search engine's summary is often the densest passage.
+            documents.append(Chunk(f"{snippet_text(page)} {page_text.text}".strip(), page.page_url, "text"))
+            documents.extend(Chunk(table, page.page_url, "table") for table in page_text.tables)
+        documents.extend(Chunk(snippet_document(p), p.page_url, "snippet") for p in selection.snippet_only)
+        return [d for d in documents if d.text]
+
+    def _split(self, query: Query, documents: list[Chunk]) -> Corpus:
+        try:
+            corpus = self.chunker.split(documents)
+        except Exception:
+            log.warning("query %s: documents could not be chunked", query.interaction_id, exc_info=True)
+            return Corpus()
+        self.last_stats.children += len(corpus.children)
+        self.last_stats.parents += len(corpus.parents)
+        return corpus
+
+    # ------------------------------------------------------------------ recall
+    def _candidates(self, query: Query, corpus: Corpus) -> list[int]:
+        """Indices of the children to embed: all, or the BM25 top `prefilter_k`."""
+        every = list(range(len(corpus.children)))
+        k = self.cfg.prefilter_k
+        if k <= 0 or len(every) <= k:
+            return every
+        scores = bm25_scores(query.text, corpus.children)
+        return sorted(np.argsort(-scores, kind="stable")[:k].tolist())
+
+    def _recall(self, queries: Sequence[Query], corpora: list[Corpus]) -> list[Hits]:
+        candidates = [self._candidates(q, c) for q, c in zip(queries, corpora)]
+        rows: dict[str, int] = {}  # distinct child text -> row of the embedding matrix
+        for corpus, chosen in zip(corpora, candidates):
+            for i in chosen:
+                rows.setdefault(corpus.children[i], len(rows))
+        self.last_stats.embedded = len(rows)
+        if not rows:
+            return [[] for _ in queries]
+        child_vectors = self.embedder.encode(list(rows))
+        query_vectors = self.embedder.encode([q.text for q in queries], is_query=True)
+        hits = []
+        for query_vector, corpus, chosen in zip(query_vectors, corpora, candidates):
+            if not chosen:
+                hits.append([])
+                continue
+            cosine = child_vectors[[rows[corpus.children[i]] for i in chosen]] @ query_vector
+            best_first = np.argsort(-cosine, kind="stable")[:self.cfg.recall_k]
+            parents: dict[int, float] = {}  # insertion order = hit order; first hit = best cosine
+            for j in best_first:
+                parents.setdefault(corpus.parent_of[chosen[j]], float(cosine[j]))
+            hits.append(list(parents.items()))
+        return hits
+
+    # ------------------------------------------------------------------ rerank
+    def _rerank(self, queries: Sequence[Query], corpora: list[Corpus], hits: list[Hits]) -> list[list[Chunk]]:
+        k = self.cfg.rerank_k
+        over = [i for i, h in enumerate(hits) if len(h) > k]  # db3: k parents or fewer are all kept
+        items = [(queries[i].text, [corpora[i].parents[p].text for p, _ in hits[i]]) for i in over]
+        scored = dict(zip(over, self.reranker.score_many(items))) if items else {}
+        results = []
+        for i, (corpus, query_hits) in enumerate(zip(corpora, hits)):
+            if i in scored:
+                ranked = sorted(zip((p for p, _ in query_hits), scored[i]), key=lambda ps: -ps[1])[:k]
+            else:
+                ranked = query_hits
+            results.append([_with_score(corpus.parents[p], score) for p, score in ranked])
+        return results
+
+
+def _with_score(chunk: Chunk, score: float) -> Chunk:
+    return Chunk(chunk.text, chunk.source, chunk.kind, float(score))

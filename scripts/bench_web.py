@@ -1,0 +1,195 @@
+"""Benchmark of the web pathway against the naive CRAG-baseline retriever, on real CRAG questions.
+
+    python scripts/bench_web.py [--data /work/shared/crag/dev_data.jsonl.bz2] [--profile cpu] [--threads 1]
+
+Per question, and as medians/totals, it prints for the configured pathway (and, for comparison, the same
+pathway with the other extraction backend): extraction ms, chunk count, embedding ms, rerank ms, total ms
+and answer-in-context recall; and for the naive reference measured in the same run (the official CRAG
+baseline's retriever: bs4 `get_text` -> sentences -> the same embedder -> top-20 by cosine): extraction
+ms, sentence count, embedding ms, total ms and recall.
+
+How answer-in-context recall is counted. Several gold answers are sentences, and some short ones are
+meaningless as substrings ("yes", "en", "nan"). Each question therefore gets *key strings*: for the known
+dev questions the entities of the gold answer (table `KEYS`); otherwise the gold answer and its
+alternatives when they are at most four words and not yes/no/nan/refusals. A key counts only if it occurs
+in the text of at least one of the question's pages (otherwise no retriever can find it; such keys are
+listed as unreachable). Recall = reachable keys found (case-insensitively) in the context / reachable
+keys, where the context is exactly what the LLM would read (`format_context`, the profile's token budget,
+counted with the grader's Llama tokenizer when `--tokenizer` exists, else whitespace words).
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import re
+import statistics
+import sys
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np  # noqa: E402
+
+from models.config import load_config  # noqa: E402
+from models.data import load_examples  # noqa: E402
+from models.types import Query, SearchResult  # noqa: E402
+from models.web import Embedder, WebRetriever, format_context  # noqa: E402
+
+# Entities of the gold answers of /work/shared/crag/dev_data.jsonl.bz2 (by interaction_id prefix).
+KEYS = {
+    "55b219e5": ["salesforce"],
+    "6a9a6e0f": ["jennifer aniston", "kim kardashian", "selena gomez"],
+    "1645bfaf": ["hess midstream", "xerox", "at&t"],
+    "db078969": ["i-878", "3,696"],
+    "d535abd8": ["carol forman"],
+    "1d2e8c37": ["universal pictures"],
+}
+_NOT_KEYS = {"yes", "no", "nan", "en", "invalid question", "i don't know"}
+NAIVE_TOP_K = 20  # the CRAG baseline's NUM_CONTEXT_SENTENCES
+NAIVE_SENTENCE_CHARS = 1000  # its MAX_CONTEXT_SENTENCE_LENGTH
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+class _WordCounter:
+    """Token counting by whitespace words, when no tokenizer folder is available."""
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    def truncate_tokens(self, text: str, max_tokens: int) -> str:
+        return " ".join(text.split()[:max(0, max_tokens)])
+
+
+def token_counter(tokenizer_dir: str):
+    if tokenizer_dir and os.path.isdir(tokenizer_dir):
+        from transformers import AutoTokenizer
+
+        from models.llm.chat import ChatFormatter
+        return ChatFormatter(AutoTokenizer.from_pretrained(tokenizer_dir), max_model_len=1 << 20)
+    return _WordCounter()
+
+
+def to_query(example: dict) -> Query:
+    pages = tuple(SearchResult.from_raw(p) for p in example.get("search_results") or [])
+    return Query(str(example["interaction_id"]), example["query"], example.get("query_time", ""), pages)
+
+
+def page_texts(query: Query) -> list[str]:
+    """bs4 `get_text` of every page, as the CRAG baseline reads them."""
+    from bs4 import BeautifulSoup
+
+    return [BeautifulSoup(p.page_result, "lxml").get_text(" ", strip=True) if p.page_result else ""
+            for p in query.search_results]
+
+
+def answer_keys(example: dict, texts: list[str]) -> tuple[list[str], list[str]]:
+    """(reachable keys, unreachable keys) of one question; see the module docstring."""
+    keys = KEYS.get(str(example["interaction_id"])[:8])
+    if keys is None:
+        candidates = [example.get("answer", "")] + list(example.get("alt_ans") or [])
+        keys = [k.strip().lower() for k in candidates
+                if isinstance(k, str) and 0 < len(k.split()) <= 4 and k.strip().lower() not in _NOT_KEYS]
+    pages = " ".join(texts + [p.page_snippet for p in to_query(example).search_results]).lower()
+    return [k for k in keys if k in pages], [k for k in keys if k not in pages]
+
+
+def found(keys: list[str], context: str) -> int:
+    context = context.lower()
+    return sum(k in context for k in keys)
+
+
+@dataclass
+class Row:
+    extract_ms: float
+    chunks: int
+    embed_ms: float
+    rerank_ms: float
+    total_ms: float
+    hits: int
+
+
+def run_pathway(retriever: WebRetriever, query: Query, counter, max_tokens: int, keys: list[str]) -> Row:
+    start = time.perf_counter()
+    chunks = retriever.retrieve([query], task=1)[0]
+    total = (time.perf_counter() - start) * 1000
+    s = retriever.last_stats
+    context = format_context(chunks, counter, max_tokens)
+    return Row(s.extract_ms + s.chunk_ms, s.children, s.embed_ms, s.rerank_ms, total, found(keys, context))
+
+
+def run_naive(embedder: Embedder, query: Query, keys: list[str]) -> Row:
+    start = time.perf_counter()
+    texts = page_texts(query)
+    sentences = [s[:NAIVE_SENTENCE_CHARS] for t in texts for s in _SENTENCE_END.split(t) if s.strip()]
+    extracted = time.perf_counter()
+    hits = 0
+    if sentences:
+        vectors = embedder.encode(sentences)
+        cosine = vectors @ embedder.encode([query.text], is_query=True)[0]
+        top = [sentences[i] for i in np.argsort(-cosine)[:NAIVE_TOP_K]]
+        hits = found(keys, "\n".join(top))
+    end = time.perf_counter()
+    return Row((extracted - start) * 1000, len(sentences), (end - extracted) * 1000, 0.0, (end - start) * 1000, hits)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", default="/work/shared/crag/dev_data.jsonl.bz2")
+    parser.add_argument("--profile", default="cpu")
+    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (the targets are for one core)")
+    parser.add_argument("--tokenizer", default="/work/shared/crag/tokenizer", help="token counter for the context")
+    parser.add_argument("--limit", type=int, default=None)
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.WARNING)
+
+    import torch
+    torch.set_num_threads(args.threads)
+    config = load_config(args.profile)
+    cfg = config.web
+    embedder = Embedder.from_config(cfg.embedder, config.models_dir)
+    other_backend = "bs4" if cfg.extraction_backend == "selectolax" else "selectolax"
+    ours = WebRetriever.from_config(cfg, config.models_dir, embedder=embedder)
+    other = WebRetriever.from_config(replace(cfg, extraction_backend=other_backend), config.models_dir, embedder)
+    counter = token_counter(args.tokenizer)
+    embedder.encode(["warm-up"])  # first call pays one-off allocations
+
+    examples = list(load_examples(args.data))[:args.limit]
+    print(f"profile={config.name} backend={cfg.extraction_backend} prefilter_k={cfg.prefilter_k} "
+          f"recall_k={cfg.recall_k} rerank_k={cfg.rerank_k} context={cfg.context_max_tokens} tokens, "
+          f"threads={args.threads}, {len(examples)} questions")
+    header = (f"{'id':8} {'question':34} | {'extr':>5} {'chunks':>6} {'embed':>6} {'rerank':>6} {'total':>6} "
+              f"{'hit':>3} | {other_backend:>10} {'hit':>3} | {'n.extr':>6} {'sents':>5} {'n.emb':>6} "
+              f"{'n.tot':>6} {'hit':>3} | keys")
+    print(header + "\n" + "-" * len(header))
+    results = []
+    for example in examples:
+        query = to_query(example)
+        keys, unreachable = answer_keys(example, page_texts(query))
+        mine = run_pathway(ours, query, counter, cfg.context_max_tokens, keys)
+        alt = run_pathway(other, query, counter, cfg.context_max_tokens, keys)
+        naive = run_naive(embedder, query, keys)
+        results.append((mine, alt, naive, len(keys)))
+        note = ", ".join(keys) + (f" (unreachable: {', '.join(unreachable)})" if unreachable else "")
+        print(f"{query.interaction_id[:8]:8} {query.text[:34]:34} | {mine.extract_ms:5.0f} {mine.chunks:6d} "
+              f"{mine.embed_ms:6.0f} {mine.rerank_ms:6.0f} {mine.total_ms:6.0f} {mine.hits}/{len(keys)} | "
+              f"{alt.extract_ms:8.0f}ms {alt.hits}/{len(keys)} | {naive.extract_ms:6.0f} {naive.chunks:5d} "
+              f"{naive.embed_ms:6.0f} {naive.total_ms:6.0f} {naive.hits}/{len(keys)} | {note or '-'}")
+    print("-" * len(header))
+    n_keys = sum(r[3] for r in results)
+
+    def summary(name: str, rows: list[Row]) -> None:
+        hits = sum(r.hits for r in rows)
+        print(f"{name:28} median extract {statistics.median(r.extract_ms for r in rows):6.0f} ms, "
+              f"median total {statistics.median(r.total_ms for r in rows):6.0f} ms, "
+              f"sum total {sum(r.total_ms for r in rows) / 1000:6.1f} s, recall {hits}/{n_keys}")
+
+    summary(f"pathway ({cfg.extraction_backend})", [r[0] for r in results])
+    summary(f"pathway ({other_backend})", [r[1] for r in results])
+    summary("naive reference", [r[2] for r in results])
+
+
+if __name__ == "__main__":
+    main()

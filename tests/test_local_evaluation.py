@@ -1,0 +1,173 @@
+"""`local_evaluation.py` end to end with a stand-in model (the real pipeline's run is the lead's test)."""
+import contextlib
+import json
+import os
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+import local_evaluation
+from models.eval.metrics import METRIC_KEYS
+from models.paths import ModelNotFoundError
+from models.types import Answer
+
+QUESTIONS = [  # (query, gold, alt_ans, domain, the stand-in's answer)
+    ("what is the capital of australia?", "canberra", [], "open", "Canberra"),
+    ("which movie came out earlier, the matrix or fight club?", "the matrix", [], "movie", "i don't know"),
+    ("how many members are in the band coldplay?", "4", ["four"], "music", "Four"),
+    ("how many nba mvp awards has lionel messi won?", "invalid question", [], "sports", "invalid question"),
+    ("what was the closing price of aapl on 2024-02-27?", "182.63", ["$182.63"], "finance", "181.16"),
+    ("which countries border switzerland?", "france, germany, italy, austria and liechtenstein", [], "open",
+     "France and Germany"),
+]
+
+
+@pytest.fixture
+def data(tmp_path):
+    path = tmp_path / "questions.jsonl"
+    rows = [{"interaction_id": f"id{i}", "query": q, "query_time": "03/01/2024, 10:00:00 PT", "answer": gold,
+             "alt_ans": alt, "domain": domain, "question_type": "simple", "static_or_dynamic": "static",
+             "search_results": []} for i, (q, gold, alt, domain, _) in enumerate(QUESTIONS)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+class StandInModel:
+    """Answers from QUESTIONS; `fail_on_batch` (1-based, class-wide) simulates a crash mid-run."""
+
+    fail_on_batch = None
+    built = []
+
+    def __init__(self, config):
+        self.config = config
+        self.mock_api_url = os.environ.get("CRAG_MOCK_API_URL")
+        self.calls = 0
+        StandInModel.built.append(self)
+
+    def get_batch_size(self):
+        return self.config.pipeline.batch_size
+
+    def batch_generate_answer(self, batch):
+        assert set(batch) == {"interaction_id", "query", "search_results", "query_time"}
+        self.calls += 1
+        if self.calls == self.fail_on_batch:
+            raise RuntimeError("simulated crash")
+        answers = {q: a for q, _, _, _, a in QUESTIONS}
+        domains = {q: d for q, _, _, d, _ in QUESTIONS}
+        self.last_answers = [Answer(answers[q], "web", domains[q]) for q in batch["query"]]
+        return [answers[q] for q in batch["query"]]
+
+
+@pytest.fixture
+def stand_in(monkeypatch):
+    StandInModel.fail_on_batch, StandInModel.built = None, []
+    monkeypatch.setattr(local_evaluation, "CragModel", StandInModel)
+    monkeypatch.delenv("CRAG_MOCK_API_URL", raising=False)
+    return StandInModel
+
+
+def run(data, out, *extra):
+    return local_evaluation.main(["--data", str(data), "--output-dir", str(out), "--batch-size", "2", *extra])
+
+
+def read_ids(out: Path):
+    return [json.loads(line)["interaction_id"] for line in (out / "predictions.jsonl").read_text().splitlines()]
+
+
+def test_full_run_prints_metrics_and_writes_every_file(data, tmp_path, stand_in, capsys):
+    out = tmp_path / "out"
+    assert run(data, out) == 0
+    stdout = capsys.readouterr().out.strip().splitlines()
+    assert len(stdout) == 1
+    metrics = json.loads(stdout[0])
+    assert tuple(metrics) == METRIC_KEYS
+    # exact: canberra, four (an alt answer), invalid question; idk: the matrix; unjudged: 181.16, two countries
+    assert (metrics["n_correct"], metrics["n_miss"], metrics["n_hallucination"]) == (3, 1, 2)
+    assert metrics["score"] == pytest.approx(1 / 6)
+    for name in ("config.yaml", "predictions.jsonl", "verdicts.jsonl", "summary.json", "report.md",
+                 "scores_by_domain.png"):
+        assert (out / name).exists(), name
+    assert "batch_size: 2" in (out / "config.yaml").read_text()
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["n_unjudged"] == 2 and summary["judge"] == "rules" and summary["router"]["accuracy"] == 1.0
+    assert summary["macro_score_over_domains"] == pytest.approx((0 + 0 + 1 + 1 - 1) / 5)
+    assert summary["trim"].startswith("calibrated-rule")
+    assert read_ids(out) == [f"id{i}" for i in range(6)]
+
+
+def test_resume_after_a_crash_and_no_resume(data, tmp_path, stand_in, capsys):
+    out = tmp_path / "out"
+    stand_in.fail_on_batch = 2
+    assert run(data, out) == 1
+    assert "rerun the same command to resume" in capsys.readouterr().err
+    assert read_ids(out) == ["id0", "id1"]
+    stand_in.fail_on_batch = None
+    assert run(data, out) == 0
+    assert read_ids(out) == [f"id{i}" for i in range(6)]
+    summary = json.loads((out / "summary.json").read_text())
+    assert (summary["n_resumed"], summary["n_new"], summary["metrics"]["total"]) == (2, 4, 6)
+    assert run(data, out, "--no-resume", "--limit", "3") == 0
+    assert read_ids(out) == ["id0", "id1", "id2"]
+    assert json.loads((out / "summary.json").read_text())["metrics"]["total"] == 3
+
+
+def test_only_the_selected_questions_are_scored(data, tmp_path, stand_in):
+    out = tmp_path / "out"
+    assert run(data, out) == 0
+    assert run(data, out, "--limit", "2") == 0  # resumes everything, scores the first two only
+    summary = json.loads((out / "summary.json").read_text())
+    assert (summary["n_resumed"], summary["n_new"], summary["metrics"]["total"]) == (2, 0, 2)
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--profile", "no-such-profile"], "unknown profile"),
+    (["--data", "/no/such/file.jsonl"], "data file not found"),
+    (["--judge", "openai"], "--judge-url"),
+])
+def test_setup_errors_exit_2_with_a_message(data, tmp_path, stand_in, capsys, monkeypatch, args, message):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    argv = ["--data", str(data), "--output-dir", str(tmp_path / "out"), *args]
+    assert local_evaluation.main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_missing_weights_exit_2_without_a_traceback(data, tmp_path, monkeypatch, capsys):
+    def missing(config):
+        raise ModelNotFoundError("the LLM was not found at /models/x; place it there (README: 'Weights')")
+
+    monkeypatch.setattr(local_evaluation, "CragModel", missing)
+    assert run(data, tmp_path / "out") == 2
+    err = capsys.readouterr().err
+    assert "error: the LLM was not found at /models/x" in err and "Traceback" not in err
+
+
+def test_tasks_2_and_3_start_the_mock_api_for_the_run(data, tmp_path, stand_in, monkeypatch):
+    started = []
+
+    @contextlib.contextmanager
+    def running_server(kg_dir=None, port=0):
+        started.append((kg_dir, port))
+        yield "http://127.0.0.1:8123"
+
+    fake = types.ModuleType("models.kg.mock_server")
+    fake.running_server = running_server
+    monkeypatch.setitem(sys.modules, "models.kg.mock_server", fake)
+    assert run(data, tmp_path / "t2", "--task", "2") == 0
+    assert started == [(None, 0)] and stand_in.built[-1].mock_api_url == "http://127.0.0.1:8123"
+    assert "CRAG_MOCK_API_URL" not in os.environ
+    monkeypatch.setenv("CRAG_MOCK_API_URL", "http://10.0.0.1:8000")  # a server the user runs: kept
+    assert run(data, tmp_path / "t3", "--task", "3") == 0
+    assert len(started) == 1 and stand_in.built[-1].mock_api_url == "http://10.0.0.1:8000"
+    assert run(data, tmp_path / "t1", "--task", "1") == 0
+    assert len(started) == 1
+
+
+def test_exact_trim_with_the_grader_tokenizer(data, tmp_path, stand_in):
+    tokenizer = Path("/work/shared/crag/tokenizer")
+    if not tokenizer.exists():
+        pytest.skip("the grader tokenizer is not available")
+    assert run(data, tmp_path / "out", "--tokenizer", str(tokenizer)) == 0
+    assert "llama2-tokenizer" in json.loads((tmp_path / "out" / "summary.json").read_text())["trim"]

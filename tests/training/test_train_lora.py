@@ -1,0 +1,119 @@
+"""Assistant-only loss masks, context truncation that spares the label, and a tiny real training run on the
+CPU model whose adapter the inference layer loads."""
+import json
+from dataclasses import replace
+
+import pytest
+import torch
+
+from training.encoding import IGNORE_INDEX, collate, encode_all, encode_example
+from training.train_lora import TrainConfig, main, total_steps, train, use_4bit
+
+
+@pytest.fixture(scope="module")
+def cpu_model():
+    """(HF folder, tokenizer) of the CPU profile's model (converted once from its GGUF, then cached)."""
+    from transformers import AutoTokenizer
+
+    from models.config import load_config
+    from models.llm.checkpoint import resolve_checkpoint
+    from models.paths import ModelNotFoundError
+
+    config = load_config("cpu")
+    try:
+        folder = resolve_checkpoint(config.llm.path, config.models_dir, config.llm.cache_dir)
+    except ModelNotFoundError as exc:
+        pytest.skip(f"CPU model not installed: {exc}")
+    return folder, AutoTokenizer.from_pretrained(folder)
+
+
+def chat(context, label="Canberra", question="what is the capital of australia?"):
+    return [{"role": "system", "content": "Answer in 50 words or less."},
+            {"role": "user", "content": f"Context information is below.\n{context}\nQuestion: {question}\nAnswer:"},
+            {"role": "assistant", "content": label}]
+
+
+def test_loss_only_on_the_assistant_turn(cpu_model):
+    _, tokenizer = cpu_model
+    example = encode_example(tokenizer, chat("<DOC>\nCanberra is the capital.\n</DOC>"), max_length=512)
+    first = example.labels.index(next(t for t in example.labels if t != IGNORE_INDEX))
+    assert all(t == IGNORE_INDEX for t in example.labels[:first])
+    assert tokenizer.decode(example.input_ids[first:]) == "Canberra<|im_end|>\n"
+    assert example.labels[first:] == example.input_ids[first:]
+    assert tokenizer.decode(example.input_ids[:first]).endswith("Answer:<|im_end|>\n<|im_start|>assistant\n")
+    assert not example.truncated
+
+
+def test_long_context_is_cut_never_the_label(cpu_model):
+    _, tokenizer = cpu_model
+    facts = "".join(f"<DOC>\nfact number {i} about somewhere else entirely.\n</DOC>\n" for i in range(60))
+    label = "the capital of australia is canberra, not sydney"
+    example = encode_example(tokenizer, chat(facts, label), max_length=160)
+    assert example.truncated and len(example.input_ids) <= 160
+    text = tokenizer.decode(example.input_ids)
+    assert text.endswith(label + "<|im_end|>\n")
+    assert "</DOC>\nQuestion: what is the capital of australia?" in text and "fact number 0 " in text
+    assert "fact number 59" not in text
+    # a label that leaves no room for the question is dropped, and counted
+    examples, dropped = encode_all(tokenizer, [chat("x", "word " * 200), chat("<DOC>\nok\n</DOC>")], max_length=128)
+    assert dropped == 1 and len(examples) == 1
+
+
+def test_collate_pads_right_and_ignores_padding(cpu_model):
+    _, tokenizer = cpu_model
+    examples, _ = encode_all(tokenizer, [chat("<DOC>\na\n</DOC>"), chat("<DOC>\n" + "b " * 30 + "\n</DOC>")], 512)
+    batch = collate(examples, pad_token_id=0)
+    short = len(examples[0].input_ids)
+    assert batch["input_ids"].shape == batch["labels"].shape == (2, len(examples[1].input_ids))
+    assert batch["attention_mask"][0, short:].sum() == 0 and (batch["labels"][0, short:] == IGNORE_INDEX).all()
+    assert batch["attention_mask"][1].all()
+
+
+def test_hyperparameter_defaults_are_db3_table_1():
+    c = TrainConfig()
+    assert (c.r, c.alpha, c.dropout, c.bias, c.lr, c.warmup_ratio, c.max_grad_norm) == (8, 16, 0.1, "none", 2e-4, 0.1, 0.3)
+    assert (c.batch_size, c.grad_accum, c.epochs, c.max_length) == (1, 4, 2.0, 2048)
+    assert set(c.target_modules) == {"q_proj", "k_proj", "v_proj", "up_proj", "down_proj", "gate_proj"}
+    assert total_steps(20, c) == 10 and total_steps(20, replace(c, max_steps=3)) == 3
+
+
+def test_qlora_needs_cuda():
+    if torch.cuda.is_available():
+        pytest.skip("CUDA present")
+    assert use_4bit("auto") is False and use_4bit("off") is False
+    with pytest.raises(ValueError, match="needs a CUDA GPU"):
+        use_4bit("on")
+    with pytest.raises(ValueError, match="auto, on or off"):
+        use_4bit("yes")
+
+
+def test_tiny_training_run_writes_an_adapter_the_inference_layer_loads(cpu_model, tmp_path):
+    from models.config import load_config
+    from models.llm.generator import GenerationRequest
+    from models.llm.hf_backend import HFGenerator
+
+    folder, _ = cpu_model
+    data = tmp_path / "sft.jsonl"
+    data.write_text("".join(json.dumps({"id": str(i), "messages": chat(f"<DOC>\ncity {i}\n</DOC>", f"city {i}")}) + "\n"
+                            for i in range(3)))
+    out = tmp_path / "adapter"
+    result = main(["--data", str(data), "--out", str(out), "--base", str(folder), "--max-steps", "2",
+                   "--max-length", "256", "--grad-accum", "1", "--eval-examples", "1", "--profile", "cpu"])
+    assert result.steps == 2 and len(result.losses) == 2 and result.n_examples == 3
+    assert (out / "adapter_config.json").is_file() and (out / "adapter_model.safetensors").is_file()
+    log = json.loads((out / "training_log.json").read_text())
+    assert [s["step"] for s in log["steps"]] == [1, 2] and log["quantized_4bit"] is False
+    assert log["config"]["r"] == 8 and log["eval_loss_before"] > 0
+    adapter_config = json.loads((out / "adapter_config.json").read_text())
+    assert adapter_config["r"] == 8 and adapter_config["lora_alpha"] == 16
+
+    llm = replace(load_config("cpu").llm, path=str(folder), adapters={"web_answer": str(out)}, dtype="float32")
+    generator = HFGenerator(llm, models_dir=str(tmp_path))
+    request = GenerationRequest(tuple(chat("<DOC>\ncity 7\n</DOC>")[:2]), adapter="web_answer", max_new_tokens=4)
+    assert isinstance(generator.generate([request])[0], str)
+
+
+def test_training_refuses_data_that_cannot_fit(cpu_model, tmp_path):
+    folder, _ = cpu_model
+    with pytest.raises(ValueError, match="none of the 1 examples fits"):
+        train([chat("x", "long label " * 100)], folder, tmp_path / "a", TrainConfig(max_length=64, max_steps=1))

@@ -1,0 +1,296 @@
+"""Trains one LoRA adapter on a chat-format SFT file (db3 Appendix B, Table 1), with peft and plain torch.
+
+    python -m training.train_lora --data data/sft/web_answer.jsonl --adapter web_answer --profile g4dn
+    python -m training.train_lora --data labels.jsonl --out /tmp/adapter --max-steps 8 --max-length 1024
+
+Defaults are db3's Table 1: LoRA r=8, alpha=16, dropout 0.1, bias none on q/k/v/up/down/gate_proj; AdamW
+(no weight decay, as `adamw_hf`) at lr 2e-4 with a cosine schedule after a 10% linear warm-up, gradients
+clipped to 0.3; batch 1 x gradient accumulation 4; 2 epochs; max length 2048. The loss covers the
+assistant turn only (`training/encoding.py`).
+
+Design decisions:
+- 4-bit QLoRA (bitsandbytes nf4, double quantisation off, compute in bf16 where the GPU has it, else fp16
+  with a loss scaler, gradient checkpointing) needs CUDA: `--qlora auto` uses it exactly when a CUDA device
+  is visible, `on` without CUDA is an error, and bitsandbytes is imported only on that path. Without CUDA
+  the base model trains in fp32 (a 135M model on a laptop; bf16 CPU autograd is slower, not faster).
+- The base model is the profile's `llm.path` unless `--base` names another, and it is loaded through the
+  inference layer's `resolve_checkpoint`, so a GGUF base is converted once and shared with inference.
+- The output is a plain peft adapter folder (`adapter_config.json` + `adapter_model.safetensors`), which
+  both backends load (`HFGenerator` via `load_adapter`, vLLM via `LoRARequest`), plus `training_log.json`:
+  the settings, every optimiser step's loss and learning rate, and the mean loss of the first
+  `--eval-examples` examples before and after training (a deterministic "did it learn" number; step losses
+  of single examples are noisy). `--adapter NAME` writes to the folder the profile's `llm.adapters` names.
+- A plain loop, not `transformers.Trainer`/trl: ~40 lines that say exactly what happens, no trl dependency.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import logging
+import math
+import random
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import torch
+
+from training.encoding import EncodedExample, collate, encode_all
+from training.sft_data import read_records
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    # LoRA (db3 Table 1)
+    r: int = 8
+    alpha: int = 16
+    dropout: float = 0.1
+    bias: str = "none"
+    target_modules: tuple[str, ...] = ("q_proj", "k_proj", "v_proj", "up_proj", "down_proj", "gate_proj")
+    # optimisation (db3 Table 1)
+    lr: float = 2e-4
+    warmup_ratio: float = 0.1  # of the optimiser steps, linear, then cosine to 0
+    max_grad_norm: float = 0.3
+    batch_size: int = 1  # examples per forward pass
+    grad_accum: int = 4  # forward passes per optimiser step
+    epochs: float = 2.0
+    max_steps: int = 0  # optimiser steps; > 0 overrides epochs
+    max_length: int = 2048  # tokens per example (prompt context cut to fit; label never)
+    # hardware
+    qlora: str = "auto"  # auto (4-bit exactly when CUDA is visible) | on | off
+    gradient_checkpointing: bool | None = None  # None: on with CUDA (db3), off on CPU (slower there)
+    # bookkeeping
+    seed: int = 0
+    eval_examples: int = 8  # loss of this many examples before/after training (0: skip)
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    out_dir: Path
+    steps: int
+    losses: tuple[float, ...]  # per optimiser step
+    eval_loss_before: float | None
+    eval_loss_after: float | None
+    n_examples: int
+    n_dropped: int
+
+
+# ---------------------------------------------------------------------------------------------- model
+def use_4bit(qlora: str) -> bool:
+    """Whether to load the base in 4 bits; raises ValueError for `on` without CUDA or an unknown value."""
+    if qlora not in ("auto", "on", "off"):
+        raise ValueError(f"--qlora must be auto, on or off, not {qlora!r}")
+    if qlora == "on" and not torch.cuda.is_available():
+        raise ValueError("--qlora on needs a CUDA GPU (bitsandbytes 4-bit); use --qlora off or auto on CPU")
+    return qlora == "on" or (qlora == "auto" and torch.cuda.is_available())
+
+
+def compute_dtype() -> torch.dtype:
+    if not torch.cuda.is_available():
+        return torch.float32
+    return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+
+
+def load_base(folder: str | Path, quantize: bool):
+    """(model, tokenizer) of a HF model folder, in 4 bits on the GPU when `quantize`."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    if tokenizer.pad_token is None:  # Llama 3 ships none; padding positions are masked anyway
+        tokenizer.pad_token = tokenizer.eos_token
+    if quantize:
+        import bitsandbytes  # noqa: F401  (fail here, with its own message, when it is missing)
+        from peft import prepare_model_for_kbit_training
+        from transformers import BitsAndBytesConfig
+
+        quantization = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4",
+                                          bnb_4bit_compute_dtype=compute_dtype(), bnb_4bit_use_double_quant=False)
+        model = AutoModelForCausalLM.from_pretrained(folder, quantization_config=quantization, device_map={"": 0},
+                                                     dtype=compute_dtype())
+        model = prepare_model_for_kbit_training(model, use_gradient_checkpointing=True)
+    else:
+        model = AutoModelForCausalLM.from_pretrained(folder, dtype=compute_dtype())
+        model.to("cuda" if torch.cuda.is_available() else "cpu")
+    return model, tokenizer
+
+
+def attach_lora(model, config: TrainConfig):
+    from peft import LoraConfig, get_peft_model
+
+    lora = LoraConfig(r=config.r, lora_alpha=config.alpha, lora_dropout=config.dropout, bias=config.bias,
+                      target_modules=list(config.target_modules), task_type="CAUSAL_LM")
+    return get_peft_model(model, lora)
+
+
+# ---------------------------------------------------------------------------------------------- training
+def mean_loss(model, examples: Sequence[EncodedExample], pad_token_id: int) -> float | None:
+    """Mean per-example loss (assistant tokens only), dropout off."""
+    if not examples:
+        return None
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        losses = [model(**_to_device(collate([e], pad_token_id), model)).loss.item() for e in examples]
+    model.train(was_training)
+    return sum(losses) / len(losses)
+
+
+def total_steps(n_examples: int, config: TrainConfig) -> int:
+    if config.max_steps > 0:
+        return config.max_steps
+    per_epoch = math.ceil(n_examples / (config.batch_size * config.grad_accum))
+    return max(1, math.ceil(per_epoch * config.epochs))
+
+
+def run_training(model, examples: Sequence[EncodedExample], pad_token_id: int, config: TrainConfig) -> list[dict]:
+    """The optimisation loop; returns one `{"step", "loss", "lr"}` per optimiser step."""
+    from transformers import get_cosine_schedule_with_warmup
+
+    steps = total_steps(len(examples), config)
+    parameters = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(parameters, lr=config.lr, weight_decay=0.0)
+    scheduler = get_cosine_schedule_with_warmup(optimizer, math.ceil(config.warmup_ratio * steps), steps)
+    # fp16 compute needs loss scaling (as the Trainer's fp16=True); a disabled scaler is a no-op elsewhere.
+    scaler = torch.amp.GradScaler("cuda", enabled=compute_dtype() == torch.float16)
+    batches = _batches(examples, config)
+    model.train()
+    log_rows = []
+    for step in range(1, steps + 1):
+        micro_losses = []
+        for _ in range(config.grad_accum):
+            loss = model(**_to_device(collate(next(batches), pad_token_id), model)).loss
+            scaler.scale(loss / config.grad_accum).backward()
+            micro_losses.append(loss.item())
+        scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(parameters, config.max_grad_norm)
+        scaler.step(optimizer)
+        scaler.update()
+        scheduler.step()
+        optimizer.zero_grad(set_to_none=True)
+        row = {"step": step, "loss": sum(micro_losses) / len(micro_losses), "lr": scheduler.get_last_lr()[0]}
+        log_rows.append(row)
+        log.info("step %d/%d loss %.4f lr %.2e", step, steps, row["loss"], row["lr"])
+    return log_rows
+
+
+def _batches(examples: Sequence[EncodedExample], config: TrainConfig):
+    """Endless micro-batches, reshuffled (seeded) every epoch."""
+    rng = random.Random(config.seed)
+    while True:
+        order = list(examples)
+        rng.shuffle(order)
+        for start in range(0, len(order), config.batch_size):
+            yield order[start:start + config.batch_size]
+
+
+def _to_device(batch: dict, model) -> dict:
+    return {k: v.to(model.device) for k, v in batch.items()}
+
+
+def train(chats: Sequence[Sequence[dict]], base_folder: str | Path, out_dir: str | Path,
+          config: TrainConfig = TrainConfig(), base_name: str = "") -> TrainResult:
+    """Trains an adapter on chats and writes it (plus `training_log.json`) to `out_dir`.
+
+    Args:
+        chats: message lists, each ending with the assistant label.
+        base_folder: the base model's HF folder (`resolve_checkpoint` output).
+        out_dir: where the peft adapter folder is written (created).
+        config: hyper-parameters.
+        base_name: how the base was named (profile spec), recorded in the log.
+
+    Raises:
+        ValueError: no example fits, or a bad `qlora` value.
+    """
+    started = time.monotonic()
+    torch.manual_seed(config.seed)
+    quantize = use_4bit(config.qlora)
+    model, tokenizer = load_base(base_folder, quantize)
+    examples, dropped = encode_all(tokenizer, chats, config.max_length)
+    if not examples:
+        raise ValueError(f"none of the {len(chats)} examples fits max_length={config.max_length}")
+    model = attach_lora(model, config)
+    checkpointing = config.gradient_checkpointing
+    if checkpointing is None:
+        checkpointing = torch.cuda.is_available()
+    if checkpointing and not quantize:  # prepare_model_for_kbit_training already did this for 4-bit
+        model.gradient_checkpointing_enable()
+        model.enable_input_require_grads()
+    probe = examples[:config.eval_examples]
+    before = mean_loss(model, probe, tokenizer.pad_token_id)
+    rows = run_training(model, examples, tokenizer.pad_token_id, config)
+    after = mean_loss(model, probe, tokenizer.pad_token_id)
+    out_dir = Path(out_dir)
+    model.save_pretrained(out_dir)
+    result = TrainResult(out_dir, len(rows), tuple(r["loss"] for r in rows), before, after, len(examples), dropped)
+    _write_log(out_dir, result, rows, config, base_name or str(base_folder), quantize, time.monotonic() - started)
+    return result
+
+
+def _write_log(out_dir: Path, result: TrainResult, rows: list[dict], config: TrainConfig, base: str,
+               quantized: bool, wall_s: float) -> None:
+    summary = {
+        "base": base, "quantized_4bit": quantized, "device": "cuda" if torch.cuda.is_available() else "cpu",
+        "config": dataclasses.asdict(config), "n_examples": result.n_examples, "n_dropped": result.n_dropped,
+        "eval_loss_before": result.eval_loss_before, "eval_loss_after": result.eval_loss_after,
+        "wall_s": round(wall_s, 1), "steps": rows,
+    }
+    (out_dir / "training_log.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------------------------- CLI
+def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    defaults = TrainConfig()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", required=True, nargs="+", help="chat-format SFT .jsonl file(s)")
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--out", help="adapter folder to write")
+    target.add_argument("--adapter", help="write to the folder the profile's llm.adapters names for NAME")
+    parser.add_argument("--profile", default=None, help="profile for the base model and --adapter (default $CRAG_PROFILE)")
+    parser.add_argument("--base", default=None, help="base model: pkg:..., a folder, or a .gguf (default llm.path)")
+    parser.add_argument("--epochs", type=float, default=defaults.epochs)
+    parser.add_argument("--max-steps", type=int, default=defaults.max_steps, help="optimiser steps (overrides epochs)")
+    parser.add_argument("--max-length", type=int, default=defaults.max_length)
+    parser.add_argument("--lr", type=float, default=defaults.lr)
+    parser.add_argument("--grad-accum", type=int, default=defaults.grad_accum)
+    parser.add_argument("--batch-size", type=int, default=defaults.batch_size)
+    parser.add_argument("--qlora", choices=("auto", "on", "off"), default=defaults.qlora)
+    parser.add_argument("--eval-examples", type=int, default=defaults.eval_examples)
+    parser.add_argument("--seed", type=int, default=defaults.seed)
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> TrainResult:
+    from models.config import load_config
+    from models.llm.checkpoint import resolve_checkpoint
+
+    args = _parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    profile = load_config(args.profile)
+    base = args.base or profile.llm.path
+    folder = resolve_checkpoint(base, profile.models_dir, profile.llm.cache_dir)
+    if args.adapter:
+        if args.adapter not in profile.llm.adapters:
+            raise SystemExit(f"profile {profile.name!r} has no llm.adapters entry {args.adapter!r}; "
+                             f"it has {sorted(profile.llm.adapters) or 'none'} (or use --out)")
+        spec = Path(profile.llm.adapters[args.adapter])
+        out = spec if spec.is_absolute() else Path(profile.models_dir) / spec
+    else:
+        out = Path(args.out)
+    chats = [record.messages for path in args.data for record in read_records(path)]
+    config = TrainConfig(epochs=args.epochs, max_steps=args.max_steps, max_length=args.max_length, lr=args.lr,
+                         grad_accum=args.grad_accum, batch_size=args.batch_size, qlora=args.qlora,
+                         eval_examples=args.eval_examples, seed=args.seed)
+    result = train(chats, folder, out, config, base_name=base)
+    print(f"adapter written to {result.out_dir}: {result.steps} steps on {result.n_examples} examples "
+          f"({result.n_dropped} dropped); loss {result.losses[0]:.4f} -> {result.losses[-1]:.4f}; "
+          f"eval loss {result.eval_loss_before} -> {result.eval_loss_after}")
+    return result
+
+
+if __name__ == "__main__":
+    main()
