@@ -9,8 +9,9 @@ Design decisions:
   assembles; it invents no facts, so reviewing the sample means reading the YAML.
 - A page is a site skeleton (`source/sites/<site>.html`, `{{slot}}` markers, so CSS/JS braces need no escaping)
   around its rendered blocks, padded with paragraphs drawn without replacement from the question's background
-  then the domain filler. Padding makes pages a few hundred to ~2,000 words, so chunking and retrieval matter,
-  and is drawn once per question so no two pages of a question share a paragraph.
+  then the domain filler. Padding makes pages a few hundred to ~2,000 words, so chunking and retrieval matter;
+  it is drawn per question without replacement (reshuffled only when a question needs more than the pool), so
+  pages of one question rarely share a paragraph and one page never repeats one.
 - All randomness is `random.Random(<question id>-derived string)`; output has a fixed key order, UTF-8 text
   (`ensure_ascii=False`) and no timestamps, so a rebuild is byte-identical and `--check` can compare bytes.
 - Task 3 rows carry the five Task-1 pages plus 45 distractors: the question's hand-written near-topic stubs
@@ -51,7 +52,7 @@ _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 _QUESTION_KEYS = {"id", "query_time", "question_type", "static_or_dynamic", "popularity", "query", "answer",
                   "alt_ans", "background", "pages", "distractors"}
-_PAGE_KEYS = {"name", "url", "site", "snippet", "modified", "date", "lang", "pad", "body", "empty", "duplicate_of"}
+_PAGE_KEYS = {"name", "url", "site", "snippet", "modified", "lang", "pad", "body", "empty", "duplicate_of"}
 
 
 class SourceError(ValueError):
@@ -175,10 +176,8 @@ def last_modified(when: datetime | None) -> str:
 
 
 def _display_date(page: dict, query_time: datetime, rng: random.Random) -> str:
-    """The human date a skeleton shows: the page's own, its last-modified day, or a few days before the query
-    (never after it, and never before the events a page without `modified` reports)."""
-    if page.get("date"):
-        return str(page["date"])
+    """The human date a skeleton shows: the last-modified day, else a few days before the query (never after
+    it, and never before the events that a page without `modified` reports)."""
     when = _modified_time(page.get("modified")) or query_time - timedelta(days=rng.randint(2, 15))
     return f"{when.day} {_MONTHS[when.month - 1]} {when.year}"
 
@@ -265,7 +264,7 @@ class Builder:
         return random.Random(f"order:{q.qid}").sample(built, len(built))
 
     def _short(self, q: Question, page: dict, rng: random.Random) -> dict:
-        """A distractor for question q: a stub's snippet plus filler, or the first blocks of another question's page."""
+        """A distractor for question q: a stub's snippet plus filler, or the first blocks of another page."""
         if "body" in page:
             blocks = [render_block(b, f"{q.qid} distractor") for b in page["body"][:SHORT_PAGE_BLOCKS]]
         else:
@@ -322,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         outputs = Builder(*load_sources(args.source)).build()
     except (SourceError, KeyError, ValueError) as err:
-        print(f"make_sample: bad source: {err!r}", file=sys.stderr)
+        print(f"make_sample: bad source: {type(err).__name__}: {err}", file=sys.stderr)
         return 2
     stale = []
     for name, text in outputs.items():

@@ -16,8 +16,9 @@ Method names and parameters are the official wrapper's (`apiwrapper/pycragapi.py
   `movie_get_year_info(2012)` would otherwise be a 422; numeric strings become ints for int fields. A value
   that cannot be coerced is sent as-is and comes back as a `KGClientError` (422).
 
-`KGClientError` subclasses `RuntimeError`: the KG language package's root error did not exist when this client
-was written; re-parent it onto `KGError` if the pipeline should catch both with one clause.
+`KGClientError` is a `KGError`, the KG pathway's one exception root, so whatever the pipeline does with KG
+failures covers the transport too; `status` tells "the server rejected this input" (it answered) from "the
+server is unusable" (None: unreachable or timed out).
 """
 from __future__ import annotations
 
@@ -27,11 +28,13 @@ from typing import Any, Iterable
 
 import requests
 
+from models.kg.language.errors import KGError
+
 DEFAULT_URL = "http://localhost:8000"
 _RETRY_PAUSE_S = 0.05  # a refused connection is usually a server still starting; pause briefly, then retry
 
 
-class KGClientError(RuntimeError):
+class KGClientError(KGError):
     """The mock API could not give an answer (unreachable, slow, HTTP error, or a malformed body).
 
     Attributes:

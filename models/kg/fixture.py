@@ -73,10 +73,6 @@ def _csv(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(file))
 
 
-def _pickle(frame_or_object, path: Path) -> None:
-    pd.to_pickle(frame_or_object, path)
-
-
 def _objects(frame: pd.DataFrame) -> pd.DataFrame:
     """String columns as plain object columns (see the module docstring)."""
     for column in frame.columns:
@@ -195,21 +191,22 @@ def _minute_bars(daily_bars: dict[str, dict]) -> dict[str, dict]:
     for day in sorted(d for d in daily_bars if d <= DETAILED_LAST_DAY)[-5:]:
         bar = daily_bars[day]
         up = bar["Close"] >= bar["Open"]
-        anchors = [bar["Open"], bar["Low"] if up else bar["High"], bar["High"] if up else bar["Low"], bar["Close"]]
-        third = MINUTES_PER_SESSION / 3
-
-        def price(minute: int) -> float:
-            segment = min(int(minute // third), 2)
-            share = (minute - segment * third) / third
-            return round(anchors[segment] + share * (anchors[segment + 1] - anchors[segment]), 4)
-
+        anchors = (bar["Open"], bar["Low"] if up else bar["High"], bar["High"] if up else bar["Low"], bar["Close"])
         opening = datetime.fromisoformat(f"{day}T09:30:00")
         for minute in range(MINUTES_PER_SESSION):
-            first, last = price(minute), price(minute + 1)
+            first, last = _intraday_price(anchors, minute), _intraday_price(anchors, minute + 1)
             clock = (opening + timedelta(minutes=minute)).strftime("%H:%M:%S")
             bars[_stamp(day, clock)] = {"Open": first, "High": max(first, last), "Low": min(first, last),
                                         "Close": last, "Volume": bar["Volume"] // MINUTES_PER_SESSION}
     return bars
+
+
+def _intraday_price(anchors: tuple[float, ...], minute: int) -> float:
+    """Linear between the 4 anchors, placed at minutes 0, 130, 260 and 390 of the session."""
+    third = MINUTES_PER_SESSION / 3
+    segment = min(int(minute // third), 2)
+    share = (minute - segment * third) / third
+    return round(anchors[segment] + share * (anchors[segment + 1] - anchors[segment]), 4)
 
 
 # ---------------------------------------------------------------------- music
@@ -235,7 +232,7 @@ def _write_music(src: Path, out: Path) -> None:
                             (layout.MUSIC_GRAMMY, _objects(grammy)), (layout.MUSIC_RANKS, dict(ranks)),
                             (layout.MUSIC_HOT100, dict(hot100)),
                             (layout.MUSIC_WORKS, {name: a["works"] for name, a in artists.items()})):
-        _pickle(value, out / relative)
+        pd.to_pickle(value, out / relative)
 
 
 def _pad(table: dict, empty_record: dict, salt: int) -> None:
@@ -276,7 +273,7 @@ def _write_sports(src: Path, out: Path) -> None:
         plays[person_types] = plays[person_types].astype("Int64")  # integers with gaps, not floats
         plays.to_sql("play_by_play", connection, index=False)
     connection.close()
-    _pickle(_soccer_frame(_csv(src / "sports" / "soccer_matches.csv")), out / layout.SOCCER)
+    pd.to_pickle(_soccer_frame(_csv(src / "sports" / "soccer_matches.csv")), out / layout.SOCCER)
 
 
 def _game_row(game: dict, teams: dict) -> dict:
@@ -292,9 +289,8 @@ def _side_columns(game: dict, teams: dict, side: str) -> dict[str, dict]:
     stats, team, rival = game[side], teams[game[side]["team"]], teams[game[other]["team"]]
     points = {s: 2 * game[s]["fgm"] + game[s]["fg3m"] + game[s]["ftm"] for s in (side, other)}
     margin = points[side] - points[other]
-    values = {**stats, "fg_pct": round(stats["fgm"] / stats["fga"], 3), "fg3_pct": round(stats["fg3m"] / stats["fg3a"], 3),
-              "ft_pct": round(stats["ftm"] / stats["fta"], 3), "reb": stats["oreb"] + stats["dreb"],
-              "pts": points[side], "plus_minus": margin}
+    shooting = {f"{kind}_pct": round(stats[f"{kind}m"] / stats[f"{kind}a"], 3) for kind in ("fg", "fg3", "ft")}
+    values = {**stats, **shooting, "reb": stats["oreb"] + stats["dreb"], "pts": points[side], "plus_minus": margin}
     versus = "vs." if side == "home" else "@"
     return {"team": {f"team_id_{side}": team["team_id"], f"team_abbreviation_{side}": team["abbreviation"],
                      f"team_name_{side}": team["name"]},

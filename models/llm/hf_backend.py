@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import math
+import warnings
 from typing import Sequence
 
 import torch
@@ -31,7 +32,7 @@ from models.llm.chat import ChatFormatter
 from models.llm.checkpoint import resolve_checkpoint
 from models.llm.config import LLMConfig
 from models.llm.prefix_decoding import PrefixConstraintProcessor
-from models.llm.errors import BackendUnavailableError
+from models.llm.errors import AdapterNotFoundError, BackendUnavailableError
 from models.llm.generator import GenerationRequest
 
 log = logging.getLogger(__name__)
@@ -70,8 +71,7 @@ class HFGenerator:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.model = AutoModelForCausalLM.from_pretrained(folder, dtype=DTYPES[config.dtype])
         self.model.to(config.device).eval()
-        for adapter in self.adapters:
-            self.model.load_adapter(str(adapter.path), adapter_name=adapter.name)
+        self._attach_adapters()
         self.chat = ChatFormatter(self.tokenizer, config.max_model_len)
         eos = self.model.generation_config.eos_token_id
         if eos is None:
@@ -125,6 +125,25 @@ class HFGenerator:
             indices.sort(key=lambda i: len(prompts[i]))
             batches.extend(indices[start:start + size] for start in range(0, len(indices), size))
         return batches
+
+    def _attach_adapters(self) -> None:
+        """Loads every adapter once. transformers reports the *other* adapters' weights as missing on each
+        load (it checks every LoRA key of the model), so its report is silenced and this adapter's own
+        missing weights are checked here instead."""
+        report_logger = logging.getLogger("transformers.integrations.peft")
+        level = report_logger.level
+        report_logger.setLevel(logging.ERROR)
+        try:
+            for adapter in self.adapters:
+                with warnings.catch_warnings():  # peft: "Already found a peft_config" = several adapters, intended
+                    warnings.filterwarnings("ignore", message=".*peft_config.*")
+                    info = self.model.load_adapter(str(adapter.path), adapter_name=adapter.name)
+                missing = sorted(k for k in getattr(info, "missing_keys", ()) if f".{adapter.name}." in k)
+                if missing:
+                    raise AdapterNotFoundError(f"LoRA adapter {adapter.name!r} at {adapter.path} does not fit "
+                                               f"this base model: {len(missing)} weights missing, e.g. {missing[0]}")
+        finally:
+            report_logger.setLevel(level)
 
     def _select_adapter(self, name: str | None) -> None:
         if not len(self.adapters):

@@ -165,6 +165,12 @@ def import_movies(path: Path, credits_path: Path | None = None) -> Iterator[Reco
         log.warning("%s: skipped %d malformed rows", path, skipped)
 
 
+def _short_company_name(name: str) -> str:
+    """'Berkshire Hathaway Inc. Class B' -> 'Berkshire Hathaway' (suffixes stripped until none is left)."""
+    shorter = _COMPANY_SUFFIX.sub("", name).strip(" ,.&")
+    return shorter if shorter == name else _short_company_name(shorter)
+
+
 def import_finance(path: Path) -> Iterator[Record]:
     """One record per company, linked by ticker, full name and the name without its legal suffix."""
     for row in read_rows(path, FINANCE_COLUMNS):
@@ -174,7 +180,7 @@ def import_finance(path: Path) -> Iterator[Record]:
         text = serialize([("company", name), ("ticker symbol", row["ticker"].upper()),
                           ("market capitalization", format_money(cap) if cap else ""),
                           ("EPS (earnings per share)", row["eps"]), ("P/E ratio", row["pe_ratio"])])
-        short = _COMPANY_SUFFIX.sub("", name).strip(" ,.&")
+        short = _short_company_name(name)
         yield Record("finance", "finance", text, tuple(n for n in (row["ticker"], name, short) if n))
 
 

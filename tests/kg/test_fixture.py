@@ -83,8 +83,8 @@ def _director_of_best_picture(api, year):
 
 SAMPLE_FACTS = {
     "m1": (lambda api: api.movie_get_movie_info("inception")[0]["release_date"], "2010-07-15"),
-    "m2": (lambda api: sorted((api.movie_get_movie_info(t)[0]["release_date"], t) for t in ("the matrix", "fight club"))[0][1],
-           "the matrix"),
+    "m2": (lambda api: min((api.movie_get_movie_info(title)[0]["release_date"], title)
+                           for title in ("the matrix", "fight club"))[1], "the matrix"),
     "m3": (lambda api: [a["name"] for a in api.movie_get_year_info(2012)["oscar_awards"]
                         if a["winner"] and a["category"] == "ACTOR IN A LEADING ROLE"], ["Jean Dujardin"]),
     "m4": (lambda api: _director_of_best_picture(api, 2020), ["Bong Joon Ho"]),
@@ -92,8 +92,8 @@ SAMPLE_FACTS = {
     "mu2": (lambda api: 2020 in api.music_grammy_get_award_date_by_artist("Billie Eilish")
             and "Billie Eilish" in api.music_grammy_get_all_awarded_artists(), True),
     "mu3": (lambda api: api.music_get_artist_all_works("Taylor Swift")[0], "Love Story"),
-    "mu4": (lambda api: api.music_get_song_release_date(api.music_search_song_entity_by_name("bohemian rhapsody")[0])[:4],
-            "1975"),
+    "mu4": (lambda api: api.music_get_song_release_date(
+        api.music_search_song_entity_by_name("bohemian rhapsody")[0])[:4], "1975"),
     "f1": (lambda api: api.finance_get_price_history(api.finance_get_ticker_by_name(
         api.finance_get_company_name("apple")[0]))["2024-02-27 00:00:00 EST"]["Close"], 182.63),
     "f2": (lambda api: api.finance_get_market_capitalization("MSFT") > api.finance_get_market_capitalization("AAPL"),

@@ -7,6 +7,9 @@ shapes and nulls) are checked explicitly, as are start-up errors and the load-ti
 from __future__ import annotations
 
 import shutil
+import socket
+import subprocess
+import sys
 import time
 
 import pytest
@@ -17,6 +20,7 @@ from models.kg.fixture import build
 from models.kg.mock_server import create_app, running_server
 from models.kg.server import KGDataError
 from models.kg.server.layout import MUSIC_GRAMMY
+from models.paths import REPO_ROOT
 
 
 @pytest.fixture(scope="module")
@@ -197,3 +201,24 @@ def test_fixture_loads_within_three_seconds(kg_dir):
     started = time.perf_counter()
     create_app(kg_dir)
     assert time.perf_counter() - started < 3.0
+
+
+@pytest.mark.slow
+def test_one_command_starts_the_server(kg_dir):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen([sys.executable, "-m", "models.kg.mock_server", "--kg-dir", str(kg_dir),
+                                "--port", str(port), "--log-level", "warning"], cwd=REPO_ROOT)
+    answer, deadline = None, time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline:
+            try:
+                answer = MockAPIClient(f"http://127.0.0.1:{port}").finance_get_ticker_by_name("Apple Inc. Common Stock")
+                break
+            except KGClientError:
+                time.sleep(0.2)
+        assert answer == "AAPL"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

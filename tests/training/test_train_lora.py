@@ -52,7 +52,7 @@ def test_long_context_is_cut_never_the_label(cpu_model):
     assert example.truncated and len(example.input_ids) <= 160
     text = tokenizer.decode(example.input_ids)
     assert text.endswith(label + "<|im_end|>\n")
-    assert "</DOC>\nQuestion: what is the capital of australia?" in text and "fact number 0 " in text
+    assert "</DOC>\n\nQuestion: what is the capital of australia?" in text and "fact number 0 " in text
     assert "fact number 59" not in text
     # a label that leaves no room for the question is dropped, and counted
     examples, dropped = encode_all(tokenizer, [chat("x", "word " * 200), chat("<DOC>\nok\n</DOC>")], max_length=128)

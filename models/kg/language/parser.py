@@ -235,7 +235,7 @@ class _Parser:
         token = self._peek()
         if token.type not in ("name", "string"):
             raise self._unexpected(token, description)
-        if not self._advance().value:
+        if not self._advance().value and not token.partial:
             raise KGSyntaxError("a key may not be empty", self.text, token.start)
         return token.value
 

@@ -93,8 +93,7 @@ class MusicKG:
 
     def routes(self) -> list[Route]:
         def field(table, name):
-            # Official: the stored value when truthy, else null (also for an unknown key).
-            return lambda body: (table.get(body.query) or {}).get(name) or None
+            return lambda body: _field(table, body.query, name)
 
         return [
             Route("/music/search_artist_entity_by_name", TextQuery,
@@ -126,6 +125,12 @@ class MusicKG:
             Route("/music/get_song_release_date", TextQuery, field(self.songs, "date")),
             Route("/music/get_artist_all_works", TextQuery, lambda body: self.works.get(body.query)),
         ]
+
+
+def _field(table: dict, key: str, name: str):
+    """Official: a record's stored value when truthy, else null (also for an unknown key)."""
+    record = table.get(key)
+    return (record.get(name) or None) if isinstance(record, dict) else None
 
 
 def _load_pickle(kg_dir: str | Path, relative: str):
