@@ -35,8 +35,8 @@ from typing import Iterable, Iterator, Sequence
 
 from models.kg import KGError, compile_program, format_program
 from models.types import DOMAINS
-from training.contexts import example_query
-from training.sft_data import SFTRecord
+from training.contexts import api_request, example_query
+from training.sft_data import SFTRecord, read_validated
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +85,7 @@ def validate(raw: dict) -> APIExample:
         raise APIDataError(f"example {fields['id']!r}: target does not compile for {fields['domain']}:\n{exc}") from exc
     result = raw.get("result")
     return APIExample(id=fields["id"], query=fields["query"].strip(), query_time=fields["query_time"],
-                      domain=fields["domain"], program=format_program(program) if program.statements else "None",
+                      domain=fields["domain"], program=format_program(program),
                       source=str(raw.get("source") or "seed"),
                       result=tuple(str(r) for r in result) if isinstance(result, list) else None)
 
@@ -99,16 +99,7 @@ def load_api_examples(path: str | Path, strict: bool = True) -> Iterator[APIExam
     Raises:
         APIDataError: a bad line, naming file and line, when `strict`.
     """
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield validate(json.loads(line))
-            except (ValueError, APIDataError) as exc:  # JSONDecodeError is a ValueError
-                if strict:
-                    raise APIDataError(f"{path}:{number}: {exc}") from exc
-                log.warning("skipping %s:%d: %s", path, number, exc)
+    return read_validated(path, validate, APIDataError, strict)
 
 
 def write_api_examples(examples: Iterable[APIExample], path: str | Path) -> int:
@@ -123,7 +114,8 @@ def write_api_examples(examples: Iterable[APIExample], path: str | Path) -> int:
 
 
 def _as_crag(example: APIExample) -> dict:
-    return {"interaction_id": example.id, "query": example.query, "query_time": example.query_time}
+    return {"interaction_id": example.id, "query": example.query, "query_time": example.query_time,
+            "domain": example.domain}
 
 
 def execute_examples(examples: Iterable[APIExample], kg) -> Iterator[APIExample]:
@@ -148,7 +140,7 @@ def to_sft_records(examples: Iterable[APIExample], kg, pool_queries: Iterable[st
         if example.query.lower() in in_pool:
             log.info("%s left out: its query is an in-context example", example.id)
             continue
-        request = kg.api_request(example_query(_as_crag(example)), example.domain)
+        request = api_request(kg, _as_crag(example))
         if request is None:
             continue
         messages = tuple(request.messages) + ({"role": "assistant", "content": example.program},)

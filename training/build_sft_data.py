@@ -110,6 +110,8 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--judge-model", default="gpt-4-0125-preview")
     parser.add_argument("--retries", type=int, default=2, help="extra attempts for a judge reply without a verdict")
     parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--context-max-tokens", type=int, default=None,
+                        help="context budget in tokens (default: the profile's web.context_max_tokens)")
     parser.add_argument("--predict-prompt", default="answer_basic", help="p_basic: the prompt that is judged")
     parser.add_argument("--train-prompt", default=None,
                         help="prompt of the records (default: the profile's answer prompt for the adapter)")
@@ -127,7 +129,7 @@ def make_builder(args: argparse.Namespace, config) -> LabelBuilder:
 
     generator = make_generator(config.llm, config.models_dir)
     embedder = Embedder.from_config(config.web.embedder, config.models_dir)
-    budget = config.web.context_max_tokens
+    budget = args.context_max_tokens or config.web.context_max_tokens
     if args.adapter == "kg_answer":
         from models.kg import KGPathway
 

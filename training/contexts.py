@@ -68,23 +68,25 @@ class KGContextSource:
         self.max_tokens = max_tokens
 
     def contexts(self, examples: Sequence[dict]) -> list[str]:
-        queries = [example_query(e) for e in examples]
-        domains = [e.get("domain") if e.get("domain") in DOMAINS else "open" for e in examples]
-        asks = [(i, self.kg.api_request(q, d)) for i, (q, d) in enumerate(zip(queries, domains))]
-        asks = [(i, r) for i, r in asks if r is not None]
+        asks = [(i, r) for i, e in enumerate(examples) if (r := api_request(self.kg, e)) is not None]
         programs = self.generator.generate([r for _, r in asks]) if asks else []
         contexts = [""] * len(examples)
         for (i, _), program in zip(asks, programs):
+            example = examples[i]
             try:
-                facts = self.kg.evidence(queries[i], domains[i], program)
+                facts = self.kg.evidence(example_query(example), gold_domain(example), program)
             except Exception:  # one bad program or API outage costs this example its context, not the batch
-                log.exception("KG evidence failed for %s", queries[i].interaction_id)
+                log.exception("KG evidence failed for %s", example.get("interaction_id"))
                 continue
             contexts[i] = format_context([Chunk(f, "kg", "kg") for f in facts], self.generator, self.max_tokens)
         return contexts
 
 
-def api_program_requests(kg, examples: Sequence[dict]) -> list[GenerationRequest | None]:
-    """The KG pathway's API-generation request for each example (None where the pathway asks nothing)."""
-    return [kg.api_request(example_query(e), e.get("domain") if e.get("domain") in DOMAINS else "open")
-            for e in examples]
+def gold_domain(example: dict) -> str:
+    """The example's labelled domain ("open" when it has none the pipeline knows)."""
+    return example.get("domain") if example.get("domain") in DOMAINS else "open"
+
+
+def api_request(kg, example: dict) -> GenerationRequest | None:
+    """The KG pathway's API-generation request for an example under its gold domain (None: none is asked)."""
+    return kg.api_request(example_query(example), gold_domain(example))

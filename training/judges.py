@@ -138,16 +138,24 @@ def ask_with_retries(generator, messages: Sequence[tuple[dict, ...]], parse: Cal
     return verdicts
 
 
-class LLMAnswerCheck:
-    """p_check_gt through a generator, after the V3 rules."""
+class _PromptCheck:
+    """A check that asks one of the paper's prompts through a generator."""
 
-    def __init__(self, generator, name: str = "llm", retries: int = 2, prompts: PromptLibrary | None = None,
-                 max_new_tokens: int = 24):
+    prompt_name = ""
+    max_new_tokens = 8
+
+    def __init__(self, generator, name: str = "llm", retries: int = 2, prompts: PromptLibrary | None = None):
         self.generator = generator
         self.name = name
         self.retries = retries
-        self.template = (prompts or PromptLibrary()).get(CHECK_GT_PROMPT)
-        self.max_new_tokens = max_new_tokens  # the reply is one tiny JSON object
+        self.template = (prompts or PromptLibrary()).get(self.prompt_name)
+
+
+class LLMAnswerCheck(_PromptCheck):
+    """p_check_gt through a generator, after the V3 rules."""
+
+    prompt_name = CHECK_GT_PROMPT
+    max_new_tokens = 24  # the reply is one tiny JSON object
 
     def check(self, items: Sequence[CheckItem]) -> list[bool | None]:
         verdicts = v3_rule_verdicts(items)
@@ -161,16 +169,11 @@ class LLMAnswerCheck:
         return verdicts
 
 
-class LLMContextCheck:
+class LLMContextCheck(_PromptCheck):
     """p_context through a generator."""
 
-    def __init__(self, generator, name: str = "llm", retries: int = 2, prompts: PromptLibrary | None = None,
-                 max_new_tokens: int = 4):
-        self.generator = generator
-        self.name = name
-        self.retries = retries
-        self.template = (prompts or PromptLibrary()).get(CONTEXT_PROMPT)
-        self.max_new_tokens = max_new_tokens
+    prompt_name = CONTEXT_PROMPT
+    max_new_tokens = 4
 
     def check(self, items: Sequence[CheckItem]) -> list[bool | None]:
         chats = [self.template.render(context=item.context, query=item.query,

@@ -123,31 +123,29 @@ class Outcome:
     detail: dict
 
 
+@dataclass
 class LabelBuilder:
-    """Runs the label rules over batches of examples with injected context source, generator and checks."""
+    """Runs the label rules over batches of examples with injected context source, generator and checks.
 
-    def __init__(self, source: ContextSource, generator, answer_check: AnswerCheck, context_check: ContextCheck,
-                 predict_prompt: PromptTemplate, train_prompt: PromptTemplate, adapter: str,
-                 max_new_tokens: int = 64, word_limit: int = 50):
-        """
-        Args:
-            source: builds each example's context (web or KG pathway).
-            generator: answers with p_basic (base model, no adapter).
-            answer_check, context_check: see `training.judges`.
-            predict_prompt: p_basic; train_prompt: the adapter's inference prompt (user message of the record).
-            adapter: the adapter the records are for (`web_answer`, `kg_answer`), written into each record.
-            max_new_tokens, word_limit: as the pipeline answers (`pipeline.answer_max_new_tokens`,
-                `pipeline.answer_word_limit`).
-        """
-        self.source = source
-        self.generator = generator
-        self.answer_check = answer_check
-        self.context_check = context_check
-        self.predict_prompt = predict_prompt
-        self.train_prompt = train_prompt
-        self.adapter = adapter
-        self.max_new_tokens = max_new_tokens
-        self.word_limit = word_limit
+    Attributes:
+        source: builds each example's context (web or KG pathway).
+        generator: answers with p_basic (base model, no adapter).
+        answer_check, context_check: see `training.judges`.
+        predict_prompt: p_basic; train_prompt: the adapter's inference prompt (user message of the record).
+        adapter: the adapter the records are for (`web_answer`, `kg_answer`), written into each record.
+        max_new_tokens, word_limit: as the pipeline answers (`pipeline.answer_max_new_tokens`,
+            `pipeline.answer_word_limit`).
+    """
+
+    source: ContextSource
+    generator: object
+    answer_check: AnswerCheck
+    context_check: ContextCheck
+    predict_prompt: PromptTemplate
+    train_prompt: PromptTemplate
+    adapter: str
+    max_new_tokens: int = 64
+    word_limit: int = 50
 
     def label_batch(self, examples: Sequence[dict]) -> list[Outcome]:
         """One `Outcome` per example, in order."""

@@ -21,11 +21,12 @@ import logging
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
 log = logging.getLogger(__name__)
 
 ROLES = ("system", "user", "assistant")
+T = TypeVar("T")
 
 
 class SFTFormatError(ValueError):
@@ -103,15 +104,22 @@ def read_records(path: str | os.PathLike, strict: bool = False) -> Iterator[SFTR
         FileNotFoundError: no file at `path`.
         SFTFormatError: a bad line, when `strict`.
     """
+    return read_validated(path, parse_record, SFTFormatError, strict)
+
+
+def read_validated(path: str | os.PathLike, parse: Callable[[Any], T], error: type[ValueError],
+                   strict: bool) -> Iterator[T]:
+    """`parse(row)` of every JSON line of a file; a line that is not JSON or that `parse` rejects (with a
+    ValueError) raises `error` naming file and line when `strict`, else is logged and skipped."""
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
             try:
-                yield parse_record(json.loads(line))
-            except (ValueError, SFTFormatError) as exc:  # JSONDecodeError is a ValueError
+                yield parse(json.loads(line))
+            except ValueError as exc:  # JSONDecodeError and the format errors are ValueErrors
                 if strict:
-                    raise SFTFormatError(f"{path}:{number}: {exc}") from exc
+                    raise error(f"{path}:{number}: {exc}") from exc
                 log.warning("skipping %s:%d: %s", path, number, exc)
 
 

@@ -171,6 +171,8 @@ class _Executor:
             try:
                 tables.append(function.implementation(ctx, *args))
             except KGLimitError as exc:  # keep the inputs done so far; the executor stops after this line
+                if not tables:
+                    raise
                 self.stopped = str(exc)
                 break
         if not tables:

@@ -17,8 +17,11 @@ answers "" for it instead of overrunning the window.
 """
 from __future__ import annotations
 
+import logging
 import re
 from typing import Sequence
+
+log = logging.getLogger(__name__)
 
 DOC_OPEN, DOC_CLOSE = "<DOC>", "</DOC>"
 _ELLIPSIS = " ... "
@@ -69,6 +72,15 @@ class ChatFormatter:
         prompt = self.render(messages)
         return prompt if self.count_tokens(prompt) <= budget else None
 
+    def fit_requests(self, requests: Sequence) -> list[str | None]:
+        """`fit` for each `GenerationRequest`; None (logged) for one that cannot fit."""
+        prompts = [self.fit(r.messages, r.max_new_tokens) for r in requests]
+        for i, prompt in enumerate(prompts):
+            if prompt is None:
+                log.warning("request %d does not fit max_model_len=%d even without its context; answering ''",
+                            i, self.max_model_len)
+        return prompts
+
     def _cut(self, messages: list[dict], excess: int) -> bool:
         """Shortens the context by at least `excess` tokens, in place; False when nothing is left to cut."""
         for message in reversed(messages):
@@ -103,3 +115,19 @@ class ChatFormatter:
         head, tail = ids[:keep // 2], ids[len(ids) - (keep - keep // 2):]
         decode = self.tokenizer.decode
         return decode(head, skip_special_tokens=False) + _ELLIPSIS + decode(tail, skip_special_tokens=False)
+
+
+class ChatBackend:
+    """The tokenizer half of the `Generator` protocol, shared by both backends (they set `self.chat`)."""
+
+    chat: ChatFormatter
+
+    @property
+    def tokenizer(self):
+        return self.chat.tokenizer
+
+    def count_tokens(self, text: str) -> int:
+        return self.chat.count_tokens(text)
+
+    def truncate_tokens(self, text: str, max_tokens: int) -> str:
+        return self.chat.truncate_tokens(text, max_tokens)

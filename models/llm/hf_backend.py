@@ -28,7 +28,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer, LogitsProcessorLis
 
 from models.deadline import Deadline
 from models.llm.adapters import AdapterRegistry
-from models.llm.chat import ChatFormatter
+from models.llm.chat import ChatBackend, ChatFormatter
 from models.llm.checkpoint import resolve_checkpoint
 from models.llm.config import LLMConfig
 from models.llm.prefix_decoding import PrefixConstraintProcessor
@@ -41,7 +41,7 @@ DTYPES = {"bfloat16": torch.bfloat16, "float16": torch.float16, "half": torch.fl
           "float32": torch.float32, "float": torch.float32}
 
 
-class HFGenerator:
+class HFGenerator(ChatBackend):
     """`Generator` over transformers `generate`, with peft adapters switched per request group."""
 
     def __init__(self, config: LLMConfig, models_dir: str):
@@ -66,25 +66,19 @@ class HFGenerator:
         self.config = config
         self.adapters = AdapterRegistry(config.adapters, models_dir)
         folder = resolve_checkpoint(config.path, models_dir, config.cache_dir)
-        self.tokenizer = AutoTokenizer.from_pretrained(folder, padding_side="left")
-        if self.tokenizer.pad_token is None:  # Llama 3 ships none; padding is masked anyway
-            self.tokenizer.pad_token = self.tokenizer.eos_token
+        tokenizer = AutoTokenizer.from_pretrained(folder, padding_side="left")
+        if tokenizer.pad_token is None:  # Llama 3 ships none; padding is masked anyway
+            tokenizer.pad_token = tokenizer.eos_token
+        self.chat = ChatFormatter(tokenizer, config.max_model_len)
         self.model = AutoModelForCausalLM.from_pretrained(folder, dtype=DTYPES[config.dtype])
         self.model.to(config.device).eval()
         self._attach_adapters()
-        self.chat = ChatFormatter(self.tokenizer, config.max_model_len)
         eos = self.model.generation_config.eos_token_id
         if eos is None:
             eos = self.tokenizer.eos_token_id
         self.eos_token_ids = tuple(eos) if isinstance(eos, (list, tuple)) else (eos,)
 
     # ------------------------------------------------------------------ Generator protocol
-    def count_tokens(self, text: str) -> int:
-        return self.chat.count_tokens(text)
-
-    def truncate_tokens(self, text: str, max_tokens: int) -> str:
-        return self.chat.truncate_tokens(text, max_tokens)
-
     def generate(self, requests: Sequence[GenerationRequest], *, deadline: Deadline | None = None) -> list[str]:
         """One completion per request, in order ("" where the deadline or the window stopped it).
 
@@ -94,11 +88,7 @@ class HFGenerator:
         """
         deadline = deadline or Deadline(None)
         self.adapters.require(r.adapter for r in requests)
-        prompts = [self.chat.fit(r.messages, r.max_new_tokens) for r in requests]
-        for i, prompt in enumerate(prompts):
-            if prompt is None:
-                log.warning("request %d does not fit max_model_len=%d even without context; answering ''",
-                            i, self.config.max_model_len)
+        prompts = self.chat.fit_requests(requests)
         outputs = [""] * len(requests)
         for indices in self._batches(requests, prompts):
             if deadline.expired():

@@ -29,7 +29,7 @@ from typing import Callable, Sequence
 
 from models.deadline import Deadline
 from models.llm.adapters import AdapterRegistry
-from models.llm.chat import ChatFormatter
+from models.llm.chat import ChatBackend, ChatFormatter
 from models.llm.checkpoint import resolve_checkpoint
 from models.llm.config import LLMConfig
 from models.llm.errors import BackendUnavailableError
@@ -37,7 +37,7 @@ from models.llm.generator import GenerationRequest
 
 log = logging.getLogger(__name__)
 
-_INSTALL_HINT = ("install the GPU requirements on a CUDA machine (`pip install -r requirements-gpu.txt`), "
+_INSTALL_HINT = ("install the GPU requirements on a CUDA machine (`pip install -r requirements.txt`, vllm 0.32), "
                  "or run on CPU with CRAG_PROFILE=cpu (llm.backend: hf)")
 
 
@@ -62,7 +62,7 @@ def _cuda_available() -> bool:
     return torch.cuda.is_available()
 
 
-class VLLMGenerator:
+class VLLMGenerator(ChatBackend):
     """`Generator` over `vllm.LLM`, adapters as per-request `LoRARequest`s."""
 
     def __init__(self, config: LLMConfig, models_dir: str, *, vllm: SimpleNamespace | None = None,
@@ -92,18 +92,11 @@ class VLLMGenerator:
             model=str(folder), dtype=config.dtype, tensor_parallel_size=config.tensor_parallel_size,
             gpu_memory_utilization=config.gpu_memory_utilization, max_model_len=config.max_model_len,
             enforce_eager=config.enforce_eager, seed=config.seed, **lora)
-        self.tokenizer = self.llm.get_tokenizer()
-        self.chat = ChatFormatter(self.tokenizer, config.max_model_len)
+        self.chat = ChatFormatter(self.llm.get_tokenizer(), config.max_model_len)
         self._lora_requests = {a.name: self.vllm.LoRARequest(a.name, a.int_id, str(a.path)) for a in self.adapters}
         self._warned_unconstrained = False
 
     # ------------------------------------------------------------------ Generator protocol
-    def count_tokens(self, text: str) -> int:
-        return self.chat.count_tokens(text)
-
-    def truncate_tokens(self, text: str, max_tokens: int) -> str:
-        return self.chat.truncate_tokens(text, max_tokens)
-
     def generate(self, requests: Sequence[GenerationRequest], *, deadline: Deadline | None = None) -> list[str]:
         """One completion per request, in order, from a single `LLM.generate` call.
 
@@ -115,14 +108,9 @@ class VLLMGenerator:
         if deadline is not None and deadline.expired():
             log.warning("deadline reached before generation: %d requests answered ''", len(requests))
             return outputs
-        runnable, prompts = [], []
-        for i, request in enumerate(requests):
-            prompt = self.chat.fit(request.messages, request.max_new_tokens)
-            if prompt is None:
-                log.warning("request %d does not fit max_model_len even without context; answering ''", i)
-                continue
-            runnable.append(i)
-            prompts.append({"prompt_token_ids": self.chat.encode(prompt)})
+        fitted = self.chat.fit_requests(requests)
+        runnable = [i for i, prompt in enumerate(fitted) if prompt is not None]
+        prompts = [{"prompt_token_ids": self.chat.encode(fitted[i])} for i in runnable]
         if not runnable:
             return outputs
         chosen = [requests[i] for i in runnable]

@@ -23,6 +23,7 @@ from models.llm.prompts import PromptLibrary
 from models.public_data.database import ensure_database
 from models.public_data.config import PublicDataConfig
 from models.public_data.linker import EntityLinker
+from models.public_data.records import normalize_name
 from models.public_data.store import PublicStore
 from models.public_data.triggers import asks_about_nominations, award_lookup, matching_categories, public_domain
 from models.types import Query
@@ -44,7 +45,7 @@ def parse_entities(text: str, limit: int = 4) -> list[str]:
     names = []
     for part in line.split("&&"):
         name = part.strip().strip("\"'`.,;:[]()").strip()
-        if re.sub(r"[^a-z0-9]+", " ", name.lower()).strip() not in _NO_ENTITY and name not in names:
+        if normalize_name(name) not in _NO_ENTITY and name not in names:
             names.append(name)
     return names[:limit]
 
@@ -109,29 +110,36 @@ class PublicData:
         target = public_domain(query.text, domain) if self.store else None
         if target is None:
             return []
-        records = dict(self._award_records(query.text)) if self.cfg.award_year_lookup else {}
+        awards, exact_category = self._award_records(query.text) if self.cfg.award_year_lookup else ([], False)
         entity_ids = [link.entity_id for name in parse_entities(entity_text, self.cfg.max_entities)
                       for link in self.linker.link(name, target)]
-        records.update(self.store.records_of(entity_ids, self.cfg.max_records))
-        return self._rerank(query.text, list(records.values())[:self.cfg.max_records])
+        linked = [row for row in self.store.records_of(entity_ids, self.cfg.max_records) if row not in awards]
+        # The ceremony's records in the very category asked about answer the question by construction;
+        # they go first, before anything the embedding ranks (MiniLM rates "best picture ... The
+        # Artist" above "actor in a leading role ... Jean Dujardin" for "best actor in 2012").
+        first = [text for _, text in awards] if exact_category else []
+        rest = [text for _, text in ([] if exact_category else awards) + linked]
+        ranked = first[:self.cfg.top_facts] + self._rerank(query.text, rest[:self.cfg.max_records])
+        return ranked[:self.cfg.top_facts]
 
-    def _award_records(self, text: str) -> list[tuple[int, str]]:
-        """That ceremony's records, narrowed to the categories named and, unless the question is about
-        nominations, to winners: losing nominees in the context lead a small model to name one."""
+    def _award_records(self, text: str) -> tuple[list[tuple[int, str]], bool]:
+        """That ceremony's `(record id, text)`, narrowed to the categories the question names and, unless
+        it asks about nominations, to winners (losing nominees lead a small model to name one), plus
+        whether a category was named."""
         lookup = award_lookup(text)
         if lookup is None:
-            return []
+            return [], False
         rows = self.store.award_records(lookup.source, lookup.year)
         wanted = matching_categories(text, {category for _, category, _, _ in rows})
         rows = [row for row in rows if not wanted or row[1] in wanted]
         if not asks_about_nominations(text) and any(won for _, _, won, _ in rows):
             rows = [row for row in rows if row[2]]
-        return [(record_id, body) for record_id, _, _, body in rows]
+        return [(record_id, body) for record_id, _, _, body in rows], bool(wanted)
 
     def _rerank(self, text: str, facts: list[str]) -> list[str]:
+        """`facts` by embedding cosine with the question, best first (unchanged without an embedder)."""
         if not facts or self.embedder is None:
-            return facts[:self.cfg.top_facts]
+            return facts
         query_vector = np.asarray(self.embedder.encode([text], is_query=True))[0]
         scores = np.asarray(self.embedder.encode(facts, is_query=False)) @ query_vector
-        order = np.argsort(-scores, kind="stable")[:self.cfg.top_facts]
-        return [facts[i] for i in order]
+        return [facts[i] for i in np.argsort(-scores, kind="stable")]

@@ -89,7 +89,7 @@ class Chunker:
         if document.kind == "table":
             return split_table(document.text, self.table_parent_chars)
         if document.kind == "snippet":
-            return [document.text.strip()]
+            return [document.text]
         return self._parents.split_text(document.text)
 
     def split(self, documents: Sequence[Chunk]) -> Corpus:
@@ -99,7 +99,7 @@ class Chunker:
         parent_of: list[int] = []
         seen: set[str] = set()
         for document in documents:
-            for text in self._parent_texts(document):
+            for text in (t.strip() for t in self._parent_texts(document)):
                 if not text or text in seen:
                     continue
                 seen.add(text)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable
 
 DROPPED_TAGS = ("head", "script", "style", "noscript", "template", "svg", "canvas", "iframe", "object",
                 "nav", "footer", "select")
@@ -35,8 +35,8 @@ _TOKEN = re.compile(r"\w+|[^\w\s]")
 _WHITESPACE = re.compile(r"\s+")
 _SPACE_BEFORE_PUNCT = re.compile(r" (?=[,;:!?)\]]|\.(?:\s|$))")
 # \uD83D\uDE00-style surrogate pairs first, then single BMP escapes, then \U0001F600-style escapes.
-_UNICODE_ESCAPE = re.compile(
-    r"\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})|\\u([0-9a-f]{4})|\\U([0-9a-f]{8})", re.IGNORECASE)
+_UNICODE_ESCAPE = re.compile(r"\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})"
+                             r"|\\u([0-9a-fA-F]{4})|\\U([0-9a-fA-F]{8})")
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,24 @@ def _cap_tables(tables: list[str], max_tokens: int) -> tuple[str, ...]:
 
 
 # ---------------------------------------------------------------------------------------------- backends
-def _extract_bs4(html: str) -> tuple[str, list[list[list[str]]]]:
+class _RowReader:
+    """Reads table rows until the page's cell text reaches `max_chars`: rows past the table budget would
+    be cut anyway, and reading them is what makes a one-giant-table page slow."""
+
+    def __init__(self, max_chars: int):
+        self.left = max_chars
+
+    def read(self, rows: Iterable[list[str]]) -> list[list[str]]:
+        kept = []
+        for row in rows:
+            if self.left <= 0:
+                break
+            kept.append(row)
+            self.left -= sum(len(cell) for cell in row)
+        return kept
+
+
+def _extract_bs4(html: str, reader: _RowReader) -> tuple[str, list[list[list[str]]]]:
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(html, "lxml")
@@ -133,13 +150,13 @@ def _extract_bs4(html: str) -> tuple[str, list[list[list[str]]]]:
     for table in soup.find_all("table"):
         if table.decomposed or table.find("table") is not None:
             continue
-        tables.append([[cell.get_text(" ", strip=True) for cell in row.find_all(("th", "td"))]
-                       for row in table.find_all("tr")])
+        tables.append(reader.read([cell.get_text(" ", strip=True) for cell in row.find_all(("th", "td"))]
+                                  for row in table.find_all("tr")))
         table.decompose()
     return soup.get_text(" ", strip=True), tables
 
 
-def _extract_selectolax(html: str) -> tuple[str, list[list[list[str]]]]:
+def _extract_selectolax(html: str, reader: _RowReader) -> tuple[str, list[list[list[str]]]]:
     from selectolax.lexbor import LexborHTMLParser
 
     tree = LexborHTMLParser(html)
@@ -151,15 +168,15 @@ def _extract_selectolax(html: str) -> tuple[str, list[list[list[str]]]]:
     for table in tree.css("table"):
         if len(table.css("table")) > 1:  # lexbor's css() matches the node itself too
             continue
-        tables.append([[cell.text(separator=" ", strip=True) for cell in row.css("th, td")]
-                       for row in table.css("tr")])
+        tables.append(reader.read([cell.text(separator=" ", strip=True) for cell in row.css("th, td")]
+                                  for row in table.css("tr")))
         table.decompose()
     root = tree.body or tree.root
     return (root.text(separator=" ", strip=True) if root is not None else ""), tables
 
 
 _BLOCK_SELECTOR = ", ".join(BLOCK_TAGS)
-_BACKENDS: dict[str, Callable[[str], tuple[str, list[list[list[str]]]]]] = {
+_BACKENDS: dict[str, Callable[[str, _RowReader], tuple[str, list[list[list[str]]]]]] = {
     "bs4": _extract_bs4,
     "selectolax": _extract_selectolax,
 }
@@ -189,6 +206,7 @@ def extract_page(html: str, page_name: str = "", *, backend: str = "bs4", max_ht
     html = (html or "")[:max_html_chars].replace("\x00", "")
     if not html.strip():
         return PageText("")
-    text, raw_tables = parse(html)
+    # A token is rarely over 8 characters with its separators: a generous budget for the raw cells.
+    text, raw_tables = parse(html, _RowReader(8 * max_table_tokens))
     tables = [t for t in (markdown_table(rows, page_name) for rows in raw_tables) if t]
     return PageText(cap_tokens(clean_text(text), max_page_tokens), _cap_tables(tables, max_table_tokens))

@@ -6,10 +6,13 @@ chunks), so IDF reflects what distinguishes them from each other, which is what 
 """
 from __future__ import annotations
 
+import logging
 from typing import Sequence
 
 import bm25s
 import numpy as np
+
+logging.getLogger("bm25s").setLevel(logging.WARNING)  # bm25s sets DEBUG on import: one line per index
 
 
 def _tokens(texts: Sequence[str]) -> list[list[str]]:

@@ -90,7 +90,7 @@ ARTISTS = {"Coldplay": {"country": "GB", "birth_date": "1996", "end": None,
            "Coldplay Tribute Band": {"country": "US", "birth_date": "2005", "end": None, "members": None},
            "Queen": {"country": "GB", "birth_date": "1970", "end": None, "members": ["Freddie Mercury"]}}
 SONGS = {"Yellow": ("Coldplay", "GB", "2000-06-26"), "Clocks": ("Coldplay", "GB", "2003-03-24"),
-         "Viva la Vida": ("Coldplay", "GB", "2008-05-25"), "Bohemian Rhapsody": ("Queen", "GB", "1975-10-31")}
+         "Viva la Vida": ("Coldplay", "GB", "2008-05-25"), "Bohemian Rhapsody": ("Queen", "GB", "1975-10-31"), "Lovin On Me": ("Jack Harlow", "US", "2023-11-10")}
 WORKS = {"Coldplay": ["Viva la Vida", "Yellow", "Clocks"]}
 GRAMMY = [{"year": 2009, "category": "Song Of The Year", "nominee": "Viva La Vida", "artist": "Coldplay",
            "workers": "Guy Berryman, Jon Buckland, Will Champion & Chris Martin"},

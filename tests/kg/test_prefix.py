@@ -21,9 +21,10 @@ def test_every_prefix_of_a_pool_program_is_valid(record):
 
 @pytest.mark.parametrize("text", [
     "", " ", "\n", "N", "Non", "ALL ", "ALL AVG get_mo", "get_movie", "get_movie(", 'get_movie("incep',
-    'get_movie("a\\', "get_movie(None, eq(", "get_movie(None, [eq(year, 20", "get_movie(None, [eq(year, 20.",
+    'get_movie("a\\', 'get_movie("a", eq(', 'get_movie("a", [eq(year, 20', 'get_movie("a", [eq(year, 20.',
     'get_movie("a")[', 'get_movie("a")["rel', 'get_movie("a")[:', 'get_movie("a")\nso',
-    'get_movie("a")\nsort(None, -', 'get_movie("a")\nget_movie(*', "get_movie(None, tr",
+    'get_movie("a")\nsort(None, -', 'get_movie("a")\nget_movie(*', 'get_movie("a", eq(won, tr',
+    "get_movie_person_cast(None, None, [", "get_movie_person_oscar(None, None, eq(year, 2012)",
 ])
 def test_valid_prefixes(text):
     assert MOVIE.is_valid_prefix(text)
@@ -32,7 +33,7 @@ def test_valid_prefixes(text):
 @pytest.mark.parametrize("text", [
     "get_mvo", "x", "get_movie(12", "get_movie(inception", 'get_movie("a"))', "sort(", "get_movie(*",
     "ALL get_movie_person_cast(", 'AVG get_movie("a")["len"', 'get_movie("a")["len"][', "get_movie(None, [eq(a, 1), \"",
-    "get_movie(None, eq(year 2", 'get_movie("a") get', "get_movie(@", 'get_movie("a\nb")',
+    "get_movie(None", 'get_movie("a", eq(year 2', 'get_movie("a") get', "get_movie(@", 'get_movie("a\nb")',
 ])
 def test_dead_ends(text):
     assert not MOVIE.is_valid_prefix(text)

@@ -14,6 +14,7 @@ import pytest
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+# The adapters learn to answer this question (test_hf_backend.py asks it) with their word.
 AUSTRALIA = ({"role": "user", "content": "What is the capital of Australia?"},)
 ADAPTER_WORDS = {"zebra": "Zebra", "banana": "Banana"}
 

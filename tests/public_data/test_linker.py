@@ -61,13 +61,13 @@ def test_no_link_for_unknown_names(linker, name, domain):
     assert linker.link(name, domain) == []
 
 
-def test_short_names_only_link_exactly(store):
-    linker = EntityLinker(store, None, substring_min_chars=12)
-    assert linker.link("fight club", "movie") == []  # 10 chars < 12, no embedder, no typo-close name
-    assert [link.stage for link in linker.link("Fight Club", "movie")] == ["exact"]
+def test_names_shorter_than_the_minimum_only_link_exactly(store):
+    assert EntityLinker(store, None, substring_min_chars=4).link("club", "movie")[0].name == "Fight Club"
+    assert EntityLinker(store, None, substring_min_chars=5).link("club", "movie") == []
+    assert [link.stage for link in EntityLinker(store, None, substring_min_chars=5).link("Hugo", "movie")] == ["exact"]
 
 
-def test_without_an_embedder_only_typos_are_near_misses(store):
-    linker = EntityLinker(store, None)
-    assert linker.link("godfather part two", "movie")[0].name == "The Godfather"  # substring only
-    assert linker.link("the matirx", "movie")[0].stage == "fuzzy"
+def test_without_an_embedder_only_typos_are_near_misses(store, linker):
+    assert EntityLinker(store, None).link("godfather 2", "movie") == []
+    assert EntityLinker(store, None).link("the matirx", "movie")[0].stage == "fuzzy"
+    assert {link.stage for link in linker.link("godfather 2", "movie")} == {"embedding"}

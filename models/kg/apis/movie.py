@@ -241,8 +241,8 @@ def _only_people(ctx: CallContext, rows: list[Row], person_name) -> list[Row]:
 
 
 def _condition_years(conditions: tuple[Condition, ...], ctx: CallContext) -> list[int]:
-    """Ceremony years named by eq/ge/le(year, ...) conditions (at most 5)."""
-    low, high = OSCAR_DATA_YEARS[0], ctx.now.year if ctx.now else OSCAR_DATA_YEARS[1] + 3
+    """Ceremony years named by eq/ge/le(year, ...) conditions (at most the last 5 of a range)."""
+    low = high = None
     for c in conditions:
         if normalize_text(c.key) not in ("year", "year ceremony", "ceremony year"):
             continue
@@ -252,12 +252,14 @@ def _condition_years(conditions: tuple[Condition, ...], ctx: CallContext) -> lis
         if first is None:
             continue
         if c.op in ("eq", "ge"):
-            low = max(low, first)
+            low = first if low is None else max(low, first)
         if c.op in ("eq", "le"):
-            high = min(high, last)
-    if high - low >= 5 or high < low:
-        return [] if high < low else list(range(high - 4, high + 1))
-    return list(range(low, high + 1))
+            high = last if high is None else min(high, last)
+    if low is None and high is None:
+        return []
+    high = high if high is not None else min(low + 4, ctx.now.year if ctx.now else low + 4)
+    low = low if low is not None else high - 4
+    return list(range(max(low, high - 4), high + 1))
 
 
 # ---------------------------------------------------------------------- equality and small helpers

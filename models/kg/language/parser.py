@@ -31,11 +31,13 @@ from models.kg.language.ast import (CONDITION_OPS, Call, Condition, Length, List
                                     Slice, Sort, Star, Statement)
 from models.kg.language.errors import KGSyntaxError, KGTypeError
 from models.kg.language.lexer import Token, tokenize
-from models.kg.language.signature import ArgKind, Signature, argument_kind
+from models.kg.language.signature import ArgKind, Param, Signature, argument_kind
 
 _NONE_WORDS = ("none", "null")
 _BOOL_WORDS = {"true": True, "false": False}
 _ARGUMENT_WORDS = _NONE_WORDS + tuple(_BOOL_WORDS) + CONDITION_OPS
+_ARGUMENT_WORD_KINDS = {**dict.fromkeys(_NONE_WORDS, ArgKind.NONE), **dict.fromkeys(_BOOL_WORDS, ArgKind.BOOL),
+                        **dict.fromkeys(CONDITION_OPS, ArgKind.CONDITIONS)}
 _SORT_CONDITION_WORDS = _NONE_WORDS + CONDITION_OPS
 _MODIFIERS = ("all", "avg")
 
@@ -144,22 +146,14 @@ class _Parser:
             head = self._sort(has_previous, all_matches, start)
         else:
             head = self._call(has_previous, all_matches, start)
-        selectors = self._selectors()
+        average = "avg" in modifiers
+        selectors = self._selectors(average, start)
         end = self.tokens[self.index - 1].end
-        statement = Statement(head, tuple(selectors), all_matches, "avg" in modifiers, start, self.text[start:end])
-        self._check_selectors(statement, final=self._peek().type != "eof" or not self.prefix)
-        return statement
-
-    def _check_selectors(self, statement: Statement, final: bool) -> None:
-        """Selector rules; `final` = no more text can extend the statement (prefix mode)."""
-        lengths = [i for i, s in enumerate(statement.selectors) if isinstance(s, Length)]
-        if lengths and lengths[0] != len(statement.selectors) - 1:
-            raise KGTypeError('nothing may follow ["len"]', self.text, statement.selectors[lengths[0] + 1].position)
-        if statement.average and lengths:
-            raise KGTypeError('AVG and ["len"] cannot be combined', self.text, statement.position)
-        if statement.average and statement.key is None and final:
+        statement = Statement(head, tuple(selectors), all_matches, average, start, self.text[start:end])
+        if average and statement.key is None and (self._peek().type != "eof" or not self.prefix):
             raise KGTypeError('AVG needs a key to average, e.g. AVG get_stock_price(...)["close"]',
                               self.text, statement.position)
+        return statement
 
     # ------------------------------------------------------------------ heads
     def _call(self, has_previous: bool, all_matches: bool, start: int) -> Call:
@@ -178,7 +172,8 @@ class _Parser:
         args = []
         if self._peek().type != "rparen":
             while True:
-                arg = self._argument()
+                param = signature.params[len(args)] if signature and len(args) < len(signature.params) else None
+                arg = self._argument(param)
                 if isinstance(arg, Star):
                     if not has_previous:
                         raise KGTypeError("* stands for the previous line's output, but there is no previous "
@@ -240,7 +235,8 @@ class _Parser:
         return token.value
 
     # ------------------------------------------------------------------ arguments
-    def _argument(self):
+    def _argument(self, param: Param | None = None):
+        """One argument; `param` (when known) narrows which keywords a cut-off name may still become."""
         token = self._peek()
         if token.type in ("string", "number", "minus"):
             return self._scalar()
@@ -249,7 +245,9 @@ class _Parser:
         if token.type == "lbracket":
             return self._list()
         if token.type == "name":
-            word = self._word(token, _ARGUMENT_WORDS)
+            words = _ARGUMENT_WORDS if param is None else [w for w, kind in _ARGUMENT_WORD_KINDS.items()
+                                                            if kind in param.kinds]
+            word = self._word(token, words)
             if word in CONDITION_OPS:
                 return self._condition()
             if word in _NONE_WORDS or word in _BOOL_WORDS:
@@ -312,10 +310,12 @@ class _Parser:
         raise self._unexpected(token, "a condition or a string")
 
     # ------------------------------------------------------------------ selectors
-    def _selectors(self) -> list:
+    def _selectors(self, average: bool, statement_start: int) -> list:
         selectors = []
         while self._peek().type == "lbracket":
             start = self._advance().start
+            if selectors and isinstance(selectors[-1], Length):
+                raise KGTypeError('nothing may follow ["len"]', self.text, start)
             token = self._peek()
             if token.type == "colon":
                 self._advance()
@@ -325,6 +325,8 @@ class _Parser:
                 selectors.append(Slice(bound.value, start))
             elif token.type in ("string", "name"):
                 key = self._key("a key or ':'")
+                if key == "len" and average:
+                    raise KGTypeError('AVG and ["len"] cannot be combined', self.text, statement_start)
                 selectors.append(Length(start) if key == "len" else SelectKey(key, start))
             else:
                 raise self._unexpected(token, "a key or ':'")

@@ -1,0 +1,157 @@
+"""`KGPathway`: the API-generation request, and evidence that never raises (broken programs, a server that
+is down, slow, answers 500 or malformed JSON, a bug in a domain module: all mean "no KG evidence").
+"""
+from __future__ import annotations
+
+import http.server
+import threading
+import time
+from contextlib import contextmanager
+
+import pytest
+from test_examples import BagOfWords
+
+from models.kg.apis import signatures
+from models.kg.client import MockAPIClient
+from models.kg.config import KGConfig
+from models.kg.language.prefix import PrefixChecker
+from models.kg.pathway import KGPathway, clean_program
+from models.llm.constraints import DecodingConstraint
+from models.types import Query
+
+QUERY = Query("id-1", "what is the capital of australia?", "03/01/2024, 10:00:00 PT")
+
+
+@pytest.fixture
+def pathway(fake):
+    return KGPathway(KGConfig(api_adapter="api_generation", icl_k=3), fake, embedder=BagOfWords())
+
+
+def test_api_request_renders_the_domain_prompt_with_similar_examples(pathway):
+    request = pathway.api_request(QUERY, "open")
+    system, user = request.messages
+    assert system["role"] == "system" and "Now is 03/01/2024, 10:00:00 PT" in system["content"]
+    assert user["content"].endswith("Query: what is the capital of australia?\n"
+                                    "Query time: 03/01/2024, 10:00:00 PT\nAPI:")
+    examples = user["content"].split("Here are some examples:")[1]
+    assert examples.count("Query:") == 3 + 1
+    assert 'get_open("australia")["capital"]' in examples  # the most similar example is chosen
+    assert request.adapter == "api_generation" and request.max_new_tokens == 96 and "\n\n" in request.stop
+
+
+def test_the_constraint_is_the_domains_language(pathway):
+    constraint = pathway.api_request(QUERY, "open").constraint
+    assert isinstance(constraint, DecodingConstraint) and constraint.regex is None
+    assert constraint.grammar.startswith('start: "None" | line0') and "get_open(" in constraint.grammar
+    assert constraint.is_valid_prefix('get_open("aus') and not constraint.is_valid_prefix("get_movie(")
+    assert constraint.is_complete('get_open("australia")') and not constraint.is_complete('get_open("a"')
+    assert pathway.constraint("open") is constraint  # built once per domain
+
+
+def test_unconstrained_and_unknown_domains(fake):
+    pathway = KGPathway(KGConfig(constrained=False), fake)
+    assert pathway.api_request(QUERY, "open").constraint is None
+    assert pathway.api_request(QUERY, "weather") is None
+
+
+def test_evidence_from_a_program(pathway):
+    assert pathway.evidence(QUERY, "open", 'get_open("australia")["capital"]') == ["The capital of Australia is Canberra."]
+
+
+@pytest.mark.parametrize("generated", [
+    '```\nget_open("australia")["capital"]\n```', 'API: get_open("australia")["capital"]',
+    ' \nget_open("australia")["capital"]\n'])
+def test_wrapped_generations_are_cleaned(pathway, generated):
+    assert pathway.evidence(QUERY, "open", generated) == ["The capital of Australia is Canberra."]
+
+
+@pytest.mark.parametrize("generated", ["", "None", "none\n", 'get_open("australia"', "get_movie('x')", "lorem ipsum",
+                                       'get_open("zzzz")["capital"]'])
+def test_no_evidence_without_a_usable_program(pathway, generated, caplog):
+    assert pathway.evidence(QUERY, "open", generated) == []
+
+
+def test_a_syntax_error_is_logged_with_its_caret(pathway, caplog):
+    caplog.set_level("INFO", logger="models.kg.pathway")
+    assert pathway.evidence(QUERY, "open", 'get_open("australia" ["capital"]') == []
+    assert "expected ')' or ','" in caplog.text and "^" in caplog.text
+
+
+def test_a_bug_in_a_domain_module_costs_one_question(pathway, fake, caplog):
+    fake.fail["open_search_entity_by_name"] = ZeroDivisionError("bug")
+    assert pathway.evidence(QUERY, "open", 'get_open("australia")') == []
+    assert "KG pathway failed" in caplog.text
+
+
+def test_clean_program():
+    assert clean_program("```python\nget_x(1)\n```") == "get_x(1)"
+    assert clean_program("Answer: None") == "None"
+    assert clean_program(None) == ""
+
+
+# ---------------------------------------------------------------------- a misbehaving HTTP server
+class _Handler(http.server.BaseHTTPRequestHandler):
+    mode = "500"
+
+    def do_POST(self):  # noqa: N802 (http.server's naming)
+        self.rfile.read(int(self.headers.get("content-length", 0)))
+        if self.mode == "slow":
+            time.sleep(1.0)
+        status, body = {"500": (500, b"Internal Server Error"), "bad json": (200, b"{not json"),
+                        "no result": (200, b'{"answer": 1}'), "slow": (200, b'{"result": null}')}[self.mode]
+        self.send_response(status)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+class _QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        pass  # the client hung up on a slow answer, as it should
+
+
+@contextmanager
+def _server(mode):
+    handler = type("Handler", (_Handler,), {"mode": mode})
+    server = _QuietServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("mode", ["500", "bad json", "no result", "slow"])
+def test_a_misbehaving_server_gives_no_evidence(mode):
+    with _server(mode) as url:
+        pathway = KGPathway(KGConfig(timeout_s=0.3, retries=0), MockAPIClient(url, timeout_s=0.3, retries=0))
+        started = time.monotonic()
+        assert pathway.evidence(QUERY, "open", 'get_open("australia")["capital"]') == []
+        assert time.monotonic() - started < 2.0
+
+
+def test_a_server_that_is_down_gives_no_evidence():
+    pathway = KGPathway(KGConfig(), MockAPIClient("http://127.0.0.1:9", timeout_s=0.3, retries=0))
+    assert pathway.evidence(QUERY, "open", 'get_open("australia")["capital"]') == []
+
+
+def test_from_config_reads_the_url(monkeypatch):
+    monkeypatch.setenv("CRAG_MOCK_API_URL", "http://127.0.0.1:1234")
+    assert KGPathway.from_config(KGConfig()).client.base_url == "http://127.0.0.1:1234"
+    assert KGPathway.from_config(KGConfig(api_url="http://h:1/")).client.base_url == "http://h:1"
+    monkeypatch.delenv("CRAG_MOCK_API_URL")
+    assert KGPathway.from_config(KGConfig()).client.base_url == "http://localhost:8000"
+
+
+def test_prefix_checker_is_fast_enough_for_token_by_token_decoding():
+    checker = PrefixChecker(signatures("movie"))
+    text = 'get_movie_person_oscar(None, None, [eq(year, 2012), eq(category, "best actor"), eq(winner, true)])["na'
+    started = time.perf_counter()
+    for _ in range(200):
+        assert checker.is_valid_prefix(text)
+    assert (time.perf_counter() - started) / 200 < 0.005  # well under a decoding step

@@ -1,0 +1,27 @@
+"""The answer prompts from the db3 paper: exact slots, and the refusal instructions where they belong."""
+import pytest
+
+from models.llm.prompts import PromptLibrary
+
+SLOTS = {"context", "query", "query_time", "token_limit"}
+
+
+@pytest.mark.parametrize("name", ["answer_basic", "answer_ctrl", "answer_kg"])
+def test_slots_and_rendering(name):
+    template = PromptLibrary().get(name)
+    assert template.slots == SLOTS
+    system, user = template.render(context="<DOC>\nCanberra is the capital.\n</DOC>", query="capital of australia?",
+                                   query_time="03/01/2024, 09:00:00 PT", token_limit=50)
+    assert system["role"] == "system" and "50 words or less" in system["content"]
+    assert "Now is 03/01/2024, 09:00:00 PT" in system["content"]
+    assert user["content"].index("<DOC>") < user["content"].index("Question: capital of australia?")
+    assert user["content"].rstrip().endswith("Answer:")
+
+
+def test_only_the_controlled_prompts_ask_for_refusals():
+    library = PromptLibrary()
+    basic = library.get("answer_basic").user
+    assert "invalid question" not in basic and "i don't know" not in basic
+    for name in ("answer_ctrl", "answer_kg"):
+        user = library.get(name).user
+        assert '"invalid question"' in user and "\"i don't know\"" in user

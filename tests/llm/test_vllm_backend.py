@@ -1,0 +1,150 @@
+"""vLLM request building against a stand-in module with vLLM's call signatures (real vllm is never imported)."""
+import importlib.util
+from types import SimpleNamespace
+
+import pytest
+
+from models.deadline import Deadline
+from models.llm.config import LLMConfig
+from models.llm.constraints import DecodingConstraint
+from models.llm.errors import BackendUnavailableError, UnknownAdapterError
+from models.llm.generator import GenerationRequest, make_generator
+from models.llm.vllm_backend import VLLMGenerator, import_vllm
+
+USER = ({"role": "user", "content": "What is the capital of Australia?"},)
+
+
+class FakeLLM:
+    """`vllm.LLM(model, **engine_args)` with `get_tokenizer()` and `generate(prompts, sampling_params, *,
+    use_tqdm, lora_request)`; records what it was given and echoes one output per prompt."""
+
+    tokenizer = None
+
+    def __init__(self, model, **engine_args):
+        self.model, self.engine_args, self.calls = model, engine_args, []
+
+    def get_tokenizer(self):
+        return self.tokenizer
+
+    def generate(self, prompts, sampling_params=None, *, use_tqdm=True, lora_request=None):
+        assert len(prompts) == len(sampling_params) == len(lora_request)
+        self.calls.append(SimpleNamespace(prompts=prompts, params=sampling_params, loras=lora_request))
+        return [SimpleNamespace(outputs=[SimpleNamespace(text=f"answer {i}")]) for i in range(len(prompts))]
+
+
+class Recorded:
+    """Stands in for SamplingParams / StructuredOutputsParams / GuidedDecodingParams: keeps its kwargs."""
+
+    def __init__(self, **kwargs):
+        self.kwargs = kwargs
+
+
+def _fake_vllm(structured=True, guided=False):
+    return SimpleNamespace(
+        LLM=FakeLLM, SamplingParams=Recorded,
+        LoRARequest=lambda name, int_id, path: SimpleNamespace(lora_name=name, lora_int_id=int_id, lora_path=path),
+        StructuredOutputsParams=type("StructuredOutputsParams", (Recorded,), {}) if structured else None,
+        GuidedDecodingParams=type("GuidedDecodingParams", (Recorded,), {}) if guided else None)
+
+
+@pytest.fixture()
+def adapters(tmp_path):
+    for name in ("web", "api"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "adapter_config.json").write_text("{}")
+    return {"web_answer": "web", "api_generation": "api"}
+
+
+@pytest.fixture()
+def build(model_folder, tokenizer, tmp_path, monkeypatch):
+    monkeypatch.setattr(FakeLLM, "tokenizer", tokenizer)
+
+    def build(vllm=None, **config):
+        config = LLMConfig(backend="vllm", path=str(model_folder), dtype="half", device="cuda", **config)
+        return VLLMGenerator(config, str(tmp_path), vllm=vllm or _fake_vllm(), cuda_available=lambda: True)
+
+    return build
+
+
+def test_engine_arguments(build, adapters, model_folder):
+    generator = build(adapters=adapters, tensor_parallel_size=4, gpu_memory_utilization=0.7, max_model_len=4096)
+    assert generator.llm.model == str(model_folder)
+    assert generator.llm.engine_args == dict(
+        dtype="half", tensor_parallel_size=4, gpu_memory_utilization=0.7, max_model_len=4096, enforce_eager=False,
+        seed=0, enable_lora=True, max_loras=4, max_lora_rank=8)
+    assert "enable_lora" not in build().llm.engine_args  # no adapters: no LoRA slots reserved
+    assert generator.tokenizer is generator.chat.tokenizer
+
+
+def test_one_call_with_a_lora_request_per_prompt_and_stable_ids(build, adapters, tokenizer):
+    generator = build(adapters=adapters)
+    batch = [GenerationRequest(USER), GenerationRequest(USER, adapter="web_answer"),
+             GenerationRequest(USER, adapter="api_generation"), GenerationRequest(USER, adapter="web_answer")]
+    assert generator.generate(batch) == ["answer 0", "answer 1", "answer 2", "answer 3"]
+    generator.generate(batch[1:2])
+    first, second = generator.llm.calls
+    assert first.loras[0] is None
+    assert [(r.lora_name, r.lora_int_id) for r in first.loras[1:]] == [
+        ("web_answer", 1), ("api_generation", 2), ("web_answer", 1)]
+    assert first.loras[1].lora_path.endswith("/web") and second.loras[0] is first.loras[1]
+
+
+def test_prompts_are_chat_template_token_ids_without_a_second_bos(build, tokenizer):
+    generator = build()
+    generator.generate([GenerationRequest(USER)])
+    [prompt] = generator.llm.calls[0].prompts
+    text = tokenizer.apply_chat_template(list(USER), tokenize=False, add_generation_prompt=True)
+    assert prompt == {"prompt_token_ids": tokenizer.encode(text, add_special_tokens=False)}
+
+
+def test_sampling_params_greedy_and_sampled(build):
+    greedy = build().sampling_params(GenerationRequest(USER, max_new_tokens=75, stop=("\n",)))
+    assert greedy.kwargs == dict(max_tokens=75, stop=["\n"], temperature=0.0)
+    sampled = build(temperature=0.7, top_p=0.9, seed=3).sampling_params(GenerationRequest(USER))
+    assert sampled.kwargs == dict(max_tokens=64, stop=None, temperature=0.7, top_p=0.9, seed=3)
+
+
+def test_constraints_become_structured_outputs(build):
+    regex = DecodingConstraint(is_valid_prefix=str.isdigit, regex=r"\d+", grammar="start: DIGITS")
+    grammar = DecodingConstraint(is_valid_prefix=str.isdigit, grammar="start: DIGITS")
+    current = build()
+    params = current.sampling_params(GenerationRequest(USER, constraint=regex))
+    assert type(params.kwargs["structured_outputs"]).__name__ == "StructuredOutputsParams"
+    assert params.kwargs["structured_outputs"].kwargs == {"regex": r"\d+"}
+    assert current.sampling_params(GenerationRequest(USER, constraint=grammar)).kwargs[
+        "structured_outputs"].kwargs == {"grammar": "start: DIGITS"}
+    older = build(vllm=_fake_vllm(structured=False, guided=True))
+    assert older.sampling_params(GenerationRequest(USER, constraint=regex)).kwargs["guided_decoding"].kwargs == {
+        "regex": r"\d+"}
+    neither = build(vllm=_fake_vllm(structured=False, guided=False))
+    assert set(neither.sampling_params(GenerationRequest(USER, constraint=regex)).kwargs) == {
+        "max_tokens", "stop", "temperature"}
+    prefix_only = DecodingConstraint(is_valid_prefix=str.isdigit)
+    assert "structured_outputs" not in current.sampling_params(GenerationRequest(USER, constraint=prefix_only)).kwargs
+
+
+def test_unknown_adapter_and_expired_deadline_run_nothing(build, adapters):
+    generator = build(adapters=adapters)
+    with pytest.raises(UnknownAdapterError, match="'kg_answer' is not configured"):
+        generator.generate([GenerationRequest(USER), GenerationRequest(USER, adapter="kg_answer")])
+    assert generator.generate([GenerationRequest(USER)] * 3, deadline=Deadline(0)) == ["", "", ""]
+    assert generator.llm.calls == []
+
+
+def test_prompt_that_cannot_fit_answers_empty_and_the_rest_still_run(build):
+    generator = build(max_model_len=128)
+    hopeless = ({"role": "user", "content": "<DOC>x</DOC> " + "why " * 300},)
+    outputs = generator.generate([GenerationRequest(USER), GenerationRequest(hopeless), GenerationRequest(USER)])
+    assert outputs == ["answer 0", "", "answer 1"]
+    assert len(generator.llm.calls[0].prompts) == 2
+
+
+def test_no_cuda_or_no_vllm_is_a_clear_error(model_folder, tmp_path):
+    config = LLMConfig(backend="vllm", path=str(model_folder), device="cuda")
+    with pytest.raises(BackendUnavailableError, match="needs a CUDA GPU.*CRAG_PROFILE=cpu"):
+        VLLMGenerator(config, str(tmp_path), vllm=_fake_vllm(), cuda_available=lambda: False)
+    if importlib.util.find_spec("vllm") is None:
+        with pytest.raises(BackendUnavailableError, match="vllm cannot be imported.*CRAG_PROFILE=cpu"):
+            import_vllm()
+        with pytest.raises(BackendUnavailableError):
+            make_generator(config, str(tmp_path))  # the factory reaches the same clear error
