@@ -10,12 +10,12 @@ start the bundled mock KG API for Tasks 2/3 unless $CRAG_MOCK_API_URL is set; bu
 ask it every question in the grader's batch shape (only its four keys), saving each prediction with its
 latency as soon as its batch returns (a rerun resumes); score everything with the V3 rules and the chosen
 judge; print the official metrics dict as one JSON line on stdout; write verdicts.jsonl, summary.json,
-report.md and a chart into the output directory.
+report.md and a chart into the output directory. A progress bar shows the latest per-question latency.
 
 The default judge is `rules` (no LLM): predictions that are neither exact nor decided by a rule are reported
 as unjudged and scored as hallucinations, like a failed judge call in the official scorer (summary and
-report say how many). Exit codes: 0 done, 1 the run stopped (rerun to resume), 2 setup error (bad profile,
-missing data or weights), with a one-paragraph message instead of a traceback.
+report say how many). Exit codes: 0 done, 1 the run stopped (rerun to resume; 130 on Ctrl-C), 2 setup error
+(bad profile, missing data, weights or tokenizer), with a one-line message instead of a traceback.
 """
 from __future__ import annotations
 
@@ -162,11 +162,12 @@ def evaluate(args, config, model, judge, trim, out_dir: Path) -> int:
 
         try:
             run = run_predictions(model, examples, predictions, model.get_batch_size(), on_batch=on_batch)
-        except Exception:
-            log.exception("the run stopped")
+        except (Exception, KeyboardInterrupt) as exc:
+            if not isinstance(exc, KeyboardInterrupt):
+                log.exception("the run stopped")
             print(f"run stopped; the predictions made so far are in {predictions.path}: rerun the same command "
                   f"to resume", file=sys.stderr)
-            return 1
+            return 130 if isinstance(exc, KeyboardInterrupt) else 1
     order = {interaction_id: i for i, interaction_id in enumerate(selected)}
     records = sorted((r for r in predictions.load() if r["interaction_id"] in order),
                      key=lambda r: order[r["interaction_id"]])

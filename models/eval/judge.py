@@ -99,7 +99,12 @@ class RulesJudge:
 
 
 class LocalJudge:
-    """The V3 judge prompt run through the project's own `Generator`."""
+    """The V3 judge prompt run through the project's own `Generator`.
+
+    Needs an instruction-following model: the CPU profile's SmolLM2-135M answers the question instead of
+    grading it (no JSON in 2 of 2 replies, ~45 s per item on 2 busy cores), so every call fails and scores
+    as a hallucination. Use it with the g4dn profile's Llama-3-8B, or serve a larger model for `OpenAIJudge`.
+    """
 
     def __init__(self, generator, name: str = "local", prompts: PromptLibrary | None = None,
                  max_new_tokens: int = 128):

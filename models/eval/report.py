@@ -162,7 +162,7 @@ def plot_domains(by_domain: dict, path: str | Path) -> None:
 
     names = list(by_domain) or ["(no data)"]
     series = {"score": "#4c72b0", "accuracy": "#55a868", "hallucination": "#c44e52"}
-    fig, ax = plt.subplots(figsize=(max(5.0, 1.3 * len(names) + 2), 3.6))
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(names) + 3), 3.6))
     width = 0.8 / len(series)
     for k, (metric, color) in enumerate(series.items()):
         values = [by_domain.get(name, {}).get(metric, 0.0) for name in names]
@@ -172,7 +172,7 @@ def plot_domains(by_domain: dict, path: str | Path) -> None:
     ax.set_ylim(-1.05, 1.05)
     ax.set_ylabel("fraction of questions")
     ax.set_title("CRAG V3 metrics by domain")
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)  # outside: bars reach both -1 and 1
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

@@ -26,7 +26,7 @@ from datetime import datetime
 from typing import Any, Mapping
 
 from models.deadline import Deadline
-from models.kg.apis import BudgetedAPI, CallContext, EntityMatcher, Row, Table, functions, resolve_key
+from models.kg.apis import BudgetedAPI, CallContext, EntityMatcher, Table, functions, resolve_key
 from models.kg.language.ast import (Call, Condition, Length, ListArg, Literal, Program, SelectKey, Slice, Sort, Star,
                                     Statement)
 from models.kg.language.errors import KGApiError, KGLimitError, KGValueError

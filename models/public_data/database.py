@@ -18,7 +18,7 @@ from pathlib import Path
 from models.paths import resolve_repo_path
 from models.public_data.config import PublicDataConfig
 from models.public_data.importers import IMPORTERS, import_directory
-from models.public_data.store import write_database
+from models.public_data.store import SCHEMA_VERSION, write_database
 
 log = logging.getLogger(__name__)
 
@@ -44,32 +44,36 @@ def build_database(src: str | Path, out: str | Path) -> dict:
     return write_database(import_directory(src), out, meta)
 
 
-def _built_from(database: Path) -> tuple[str, str] | None:
-    """`(source_dir, fingerprint)` stored in `database`; None when unreadable."""
+def _meta(database: Path) -> dict[str, str]:
+    """The meta table of `database`; {} when it is not a readable store."""
     try:
         with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
-            meta = dict(db.execute("SELECT key, value FROM meta"))
-        return meta.get("source_dir", ""), meta.get("fingerprint", "")
+            return dict(db.execute("SELECT key, value FROM meta"))
     except sqlite3.Error:
-        return None
+        return {}
 
 
 def ensure_database(cfg: PublicDataConfig) -> Path | None:
     """The configured database path, (re)built from `cfg.build_from` when missing or stale.
 
     Returns:
-        The path of a usable store, or None (missing and nothing to build it from; or the build failed),
-        in which case the pathway is skipped: this never raises.
+        The path of a usable store, or None (missing and nothing to build it from, built by an older
+        version of this code, or the build failed), in which case the pathway is skipped: never raises.
     """
     database = resolve_repo_path(cfg.database)
     src = resolve_repo_path(cfg.build_from).resolve() if cfg.build_from else None
     if database.exists():
-        built = _built_from(database)
-        stale = (src is not None and built is not None and built[0] == str(src)
-                 and src.exists() and built[1] != source_fingerprint(src))
-        if not stale:
+        meta = _meta(database)
+        ours = src is not None and src.exists() and meta.get("source_dir") == str(src)
+        current = meta.get("schema_version") == SCHEMA_VERSION
+        if ours and (not current or meta.get("fingerprint") != source_fingerprint(src)):
+            log.info("%s is out of date with %s or with this code; rebuilding", database, src)
+        elif current:
             return database
-        log.info("public data in %s changed since %s was built; rebuilding", src, database)
+        else:
+            log.warning("public-data database %s was not built by this version of the code; rebuild it "
+                        "with `python -m models.public_data.build`; the public-data pathway is skipped", database)
+            return None
     if src is None or not src.exists():
         log.warning("public-data database %s is missing and no source folder to build it from "
                     "(public_data.build_from=%r); the public-data pathway is skipped", database, cfg.build_from)

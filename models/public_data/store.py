@@ -1,7 +1,7 @@
 """The public-data store: one SQLite file with records, entity names and an FTS5 trigram index.
 
 Schema:
-    meta(key, value)                          what was built from what (source dir, file fingerprint)
+    meta(key, value)                          schema version, source dir, file fingerprint, counts
     records(id, source, domain, year, category, winner, text)   winner: 1/0 for award nominations, else NULL
     entities(id, domain, name, norm)          one row per distinct normalised name per domain
     mentions(entity_id, record_id)            which records an entity is named in
@@ -25,6 +25,9 @@ from typing import Iterable, Sequence
 
 from models.public_data.records import Record, normalize_name
 
+# Bump when the tables or the serialisation of records change: stores built earlier are then rebuilt
+# (auto-built ones) or refused with a message (hand-built ones).
+SCHEMA_VERSION = "1"
 _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE records(id INTEGER PRIMARY KEY, source TEXT, domain TEXT, year INTEGER, category TEXT,
@@ -68,7 +71,8 @@ def write_database(records: Iterable[Record], out: str | os.PathLike, meta: dict
         db.execute("INSERT INTO entity_fts(rowid, norm) SELECT id, norm FROM entities")
         counts = {"records": sum(by_source.values()), "entities": len(entity_ids), "by_source": by_source}
         db.executemany("INSERT INTO meta VALUES (?,?)",
-                       [(k, v) for k, v in {**(meta or {}), "counts": json.dumps(counts)}.items()])
+                       [(k, v) for k, v in {**(meta or {}), "counts": json.dumps(counts),
+                                            "schema_version": SCHEMA_VERSION}.items()])
         db.commit()
     finally:
         db.close()

@@ -53,8 +53,8 @@ MOVIES = [
      "genres": [{"id": 1, "name": "Western"}], "cast": [_cast("Leonardo DiCaprio", 10, "Hugh Glass", 2, 0),
                                                         _cast("Tom Hardy", 12, "John Fitzgerald", 2, 1)],
      "crew": [{"name": "Alejandro González Iñárritu", "id": 22, "job": "Director"}], "oscar_awards": []},
-    {"id": 4, "title": "Parasite", "original_title": "기생충", "release_date": "2019-05-30", "length": 133, "rating": 8.5,
-     "genres": [], "cast": [_cast("Song Kang-ho", 30, "Kim Ki-taek", 2, 0)],
+    {"id": 4, "title": "Parasite", "original_title": "기생충", "release_date": "2019-05-30", "length": 133,
+     "rating": 8.5, "genres": [], "cast": [_cast("Song Kang-ho", 30, "Kim Ki-taek", 2, 0)],
      "crew": [{"name": "Bong Joon Ho", "id": 31, "job": "Director"}], "oscar_awards": [PARASITE_2020]},
     {"id": 5, "title": "The Dark Knight", "release_date": "2008-07-16", "length": 152, "rating": 8.5, "genres": [],
      "cast": [_cast("Christian Bale", 40, "Bruce Wayne / Batman", 2, 0), _cast("Heath Ledger", 41, "Joker", 2, 1)],
@@ -90,7 +90,8 @@ ARTISTS = {"Coldplay": {"country": "GB", "birth_date": "1996", "end": None,
            "Coldplay Tribute Band": {"country": "US", "birth_date": "2005", "end": None, "members": None},
            "Queen": {"country": "GB", "birth_date": "1970", "end": None, "members": ["Freddie Mercury"]}}
 SONGS = {"Yellow": ("Coldplay", "GB", "2000-06-26"), "Clocks": ("Coldplay", "GB", "2003-03-24"),
-         "Viva la Vida": ("Coldplay", "GB", "2008-05-25"), "Bohemian Rhapsody": ("Queen", "GB", "1975-10-31"), "Lovin On Me": ("Jack Harlow", "US", "2023-11-10")}
+         "Viva la Vida": ("Coldplay", "GB", "2008-05-25"), "Bohemian Rhapsody": ("Queen", "GB", "1975-10-31"),
+         "Lovin On Me": ("Jack Harlow", "US", "2023-11-10")}
 WORKS = {"Coldplay": ["Viva la Vida", "Yellow", "Clocks"]}
 GRAMMY = [{"year": 2009, "category": "Song Of The Year", "nominee": "Viva La Vida", "artist": "Coldplay",
            "workers": "Guy Berryman, Jon Buckland, Will Champion & Chris Martin"},
@@ -214,7 +215,8 @@ class FakeKG:
             return None
         minutes = {"2024-02-28 09:30:00 EST": 182.51, "2024-02-28 13:04:00 EST": 181.9,
                    "2024-02-28 15:59:00 EST": 181.42, "2024-02-29 09:30:00 EST": 181.27}
-        return {t: {"Open": p, "High": p + 0.1, "Low": p - 0.1, "Close": p, "Volume": 100.0} for t, p in minutes.items()}
+        return {t: {"Open": p, "High": p + 0.1, "Low": p - 0.1, "Close": p, "Volume": 100.0}
+                for t, p in minutes.items()}
 
     def finance_get_dividends_history(self, ticker_name):
         self._log("finance_get_dividends_history", ticker_name)

@@ -41,7 +41,8 @@ CASES = {
         ["The number of members of Coldplay is 4.",
          "The members of Coldplay are Chris Martin, Jonny Buckland, Guy Berryman and Will Champion."]),
     "in what year was the song bohemian rhapsody released?": (
-        "music", 'get_song("bohemian rhapsody")["release_date"]', ["The release_date of Bohemian Rhapsody is 1975-10-31."]),
+        "music", 'get_song("bohemian rhapsody")["release_date"]',
+        ["The release_date of Bohemian Rhapsody is 1975-10-31."]),
     "what was the closing price of aapl on 2024-02-27?": (
         "finance", 'get_stock_price("aapl", "2024-02-27")["close"]', ["The close of AAPL on 2024-02-27 is 182.63."]),
     "which company has a larger market cap, msft or aapl?": (

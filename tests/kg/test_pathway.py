@@ -55,7 +55,8 @@ def test_unconstrained_and_unknown_domains(fake):
 
 
 def test_evidence_from_a_program(pathway):
-    assert pathway.evidence(QUERY, "open", 'get_open("australia")["capital"]') == ["The capital of Australia is Canberra."]
+    facts = pathway.evidence(QUERY, "open", 'get_open("australia")["capital"]')
+    assert facts == ["The capital of Australia is Canberra."]
 
 
 @pytest.mark.parametrize("generated", [

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 from datetime import date
 
-import pytest
-
 from models.kg.language.ast import Literal
 from models.kg.language.values import condition_value, normalize_text, satisfies, sort_value, typed
 

@@ -16,7 +16,8 @@ def test_value_count_average_and_row_facts(fake, now):
         "The release_date of Inception is 2010-07-15."]
     assert facts(fake, 'get_person("coldplay")["members"]', "music") == [
         "The members of Coldplay are Chris Martin, Jonny Buckland, Guy Berryman and Will Champion."]
-    assert facts(fake, 'get_person("coldplay")["members"]["len"]', "music") == ["The number of members of Coldplay is 4."]
+    assert facts(fake, 'get_person("coldplay")["members"]["len"]', "music") == [
+        "The number of members of Coldplay is 4."]
     assert facts(fake, 'get_movie_person_cast(None, "tom hardy")["len"]', "movie") == [
         "The number of movies with Tom Hardy in the cast is 2."]
     assert facts(fake, 'AVG get_stock_price("aapl", "2024-02-22", "2024-02-23")["close"]', "finance", now) == [

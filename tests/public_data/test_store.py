@@ -9,7 +9,7 @@ import pytest
 from models.paths import resolve_repo_path
 from models.public_data import PublicStore, build_database, ensure_database, normalize_name
 from models.public_data.config import PublicDataConfig
-from models.public_data.store import write_database
+from models.public_data.store import SCHEMA_VERSION, write_database
 
 FIXTURES = resolve_repo_path("data/public")
 
@@ -98,3 +98,24 @@ def test_ensure_database_without_a_source_skips_the_pathway(tmp_path, caplog):
     (broken / "finance_stats.csv").write_text("ticker,company_name\nMSFT,Microsoft\n")
     assert ensure_database(PublicDataConfig(database=str(tmp_path / "b.sqlite"), build_from=str(broken))) is None
     assert "'market_cap'" in caplog.text
+
+
+def _set_schema_version(path, version):
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE meta SET value=? WHERE key='schema_version'", (version,))
+
+
+def test_a_store_from_older_code_is_rebuilt_if_auto_built_else_refused(tmp_path, caplog):
+    src = tmp_path / "src"
+    shutil.copytree(FIXTURES, src)
+    auto = PublicDataConfig(database=str(tmp_path / "auto.sqlite"), build_from=str(src))
+    _set_schema_version(ensure_database(auto), "0")
+    assert PublicStore(ensure_database(auto)).meta()["schema_version"] == SCHEMA_VERSION
+    by_hand = tmp_path / "full.sqlite"
+    build_database(FIXTURES, by_hand)
+    _set_schema_version(by_hand, "0")
+    assert ensure_database(PublicDataConfig(database=str(by_hand), build_from=str(src))) is None
+    assert "not built by this version" in caplog.text
+    foreign = tmp_path / "foreign.sqlite"
+    foreign.write_bytes(b"definitely not sqlite")
+    assert ensure_database(PublicDataConfig(database=str(foreign), build_from="")) is None

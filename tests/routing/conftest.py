@@ -8,13 +8,26 @@ import pytest
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
+class CachingEmbedder:
+    """The real embedder, remembering vectors: several tests embed the same 260 training queries."""
+
+    def __init__(self, inner):
+        self.inner, self.cache = inner, {}
+
+    def encode(self, texts, *, is_query=False):
+        missing = [t for t in dict.fromkeys(texts) if (t, is_query) not in self.cache]
+        if missing:
+            self.cache.update(zip([(t, is_query) for t in missing], self.inner.encode(missing, is_query=is_query)))
+        return np.stack([self.cache[(t, is_query)] for t in texts]) if texts else self.inner.encode([])
+
+
 @pytest.fixture(scope="session")
 def embedder():
     from models.config import load_config
     from models.web.embedder import Embedder
 
     config = load_config("cpu")
-    return Embedder.from_config(config.web.embedder, config.models_dir)
+    return CachingEmbedder(Embedder.from_config(config.web.embedder, config.models_dir))
 
 
 class HashEmbedder:

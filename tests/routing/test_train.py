@@ -11,7 +11,10 @@ def test_compare_estimators_scores_both(hash_embedder):
     assert set(scores) == {"logreg", "svm"} and all(0.0 <= s <= 1.0 for s in scores.values())
 
 
-def test_main_writes_the_artefact_and_reports(tmp_path, capsys):
+def test_main_writes_the_artefact_and_reports(tmp_path, capsys, monkeypatch, embedder):
+    from models.web.embedder import Embedder
+
+    monkeypatch.setattr(Embedder, "from_config", classmethod(lambda cls, cfg, models_dir: embedder))
     out = tmp_path / "router.joblib"
     evaluation = "/work/shared/crag/dev_data.jsonl.bz2"
     main(["--profile", "cpu", "--out", str(out), "--estimator", "logreg"]

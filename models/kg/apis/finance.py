@@ -40,7 +40,8 @@ _METRIC_ALIASES = {"pe": "pe_ratio", "p e ratio": "pe_ratio", "price earnings ra
 _INFO_ALIASES = {"name": "longName", "company name": "longName", "company": "longName"}
 
 
-@kg_function("finance", Param("company", TEXT), Param("time", _TIME), Param("end_time", _OPTIONAL_TIME, required=False))
+@kg_function("finance", Param("company", TEXT), Param("time", _TIME),
+             Param("end_time", _OPTIONAL_TIME, required=False))
 def get_stock_price(ctx: CallContext, company: str, time: str, end_time: str | None = None) -> Table:
     """get_stock_price(company, time, end_time)[key]: date, open, high, low, close, volume; time is a date
     ("2024-02-27"), a month, "yesterday", "recent friday", "last week", "latest"; end_time makes a range."""
@@ -54,7 +55,8 @@ def get_stock_price(ctx: CallContext, company: str, time: str, end_time: str | N
     if found is None:
         return Table((), what)
     ticker, label, history = found
-    days = sorted((day, bar) for day, bar in ((parse_date(k), v) for k, v in history.items()) if day and isinstance(bar, dict))
+    days = sorted((day, bar) for day, bar in ((parse_date(k), v) for k, v in history.items())
+                  if day and isinstance(bar, dict))
     chosen = [(day, bar) for day, bar in days if span.contains(day)]
     if span.pick != "all" and chosen:
         chosen = [chosen[-1] if span.pick == "last" else chosen[0]]

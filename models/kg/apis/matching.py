@@ -71,7 +71,8 @@ class EntityMatcher:
             [i for n, i in normalised if n == wanted],
             [i for n, i in sorted(normalised, key=lambda p: abs(len(p[0]) - len(wanted)))
              if wanted and n and (f" {wanted} " in f" {n} " or f" {n} " in f" {wanted} ")],
-            [i for n, i in sorted(normalised, key=lambda p: -_ratio(p[0], wanted)) if _ratio(n, wanted) >= _SPELLING_RATIO],
+            [i for n, i in sorted(normalised, key=lambda p: -_ratio(p[0], wanted))
+             if _ratio(n, wanted) >= _SPELLING_RATIO],
         ]
         if stop_at_first_stage:
             return next((stage for stage in stages if stage), [])

@@ -81,16 +81,7 @@ def get_person(ctx: CallContext, person_name: str, condition: tuple[Condition, .
 def get_movie_person_cast(ctx: CallContext, movie_name: str | None, person_name, condition=()) -> Table:
     """get_movie_person_cast(movie_name, person_name, condition)[key]: cast rows with movie_name, year,
     release_date, name, character, gender, order; a list of people = the movies they share."""
-    if movie_name:
-        movie = _one_movie(ctx, movie_name)
-        rows = [_role_row(movie, entry, "cast") for entry in (movie or {}).get("cast") or []]
-        rows = _only_people(ctx, rows, person_name)
-        what = f"cast members of {_movie_title(movie) if movie else repr(movie_name)}"
-    elif person_name:
-        rows, names = _movies_of_people(ctx, person_name, "acted_movies", "cast")
-        what = f"movies with {' and '.join(names) or repr(person_name)} in the cast"
-    else:
-        raise KGValueError("get_movie_person_cast() needs a movie or a person")
+    rows, what = _role_rows(ctx, "cast", movie_name, person_name)
     return Table(tuple(rows), what, aliases=_ROLE_ALIASES, equals={"character": _same_role, "gender": _same_gender})
 
 
@@ -99,16 +90,7 @@ def get_movie_person_cast(ctx: CallContext, movie_name: str | None, person_name,
 def get_movie_person_crew(ctx: CallContext, movie_name: str | None, person_name, condition=()) -> Table:
     """get_movie_person_crew(movie_name, person_name, condition)[key]: crew rows with movie_name, year,
     release_date, name, job (e.g. eq(job, "director")); a person alone = the movies they directed."""
-    if movie_name:
-        movie = _one_movie(ctx, movie_name)
-        rows = [_role_row(movie, entry, "crew") for entry in (movie or {}).get("crew") or []]
-        rows = _only_people(ctx, rows, person_name)
-        what = f"crew members of {_movie_title(movie) if movie else repr(movie_name)}"
-    elif person_name:
-        rows, names = _movies_of_people(ctx, person_name, "directed_movies", "crew")
-        what = f"movies directed by {' and '.join(names) or repr(person_name)}"
-    else:
-        raise KGValueError("get_movie_person_crew() needs a movie or a person")
+    rows, what = _role_rows(ctx, "crew", movie_name, person_name)
     return Table(tuple(rows), what, aliases=_ROLE_ALIASES)
 
 
@@ -159,6 +141,21 @@ def _movie_fields(movie: dict) -> dict:
         "genres": [g.get("name") if isinstance(g, dict) else g for g in movie.get("genres") or []],
         "directors": [c.get("name") for c in crew if c.get("job") == "Director"],
     }
+
+
+def _role_rows(ctx: CallContext, table: str, movie_name: str | None, person_name) -> tuple[list[Row], str]:
+    """Rows of the CAST or CREW join: a movie's entries (narrowed to the named people), or a person's movies
+    (acted in for cast, directed for crew)."""
+    if movie_name:
+        movie = _one_movie(ctx, movie_name)
+        rows = [_role_row(movie, entry, table) for entry in (movie or {}).get(table) or []]
+        return _only_people(ctx, rows, person_name), f"{table} members of " + (
+            _movie_title(movie) if movie else repr(movie_name))
+    if not person_name:
+        raise KGValueError(f"get_movie_person_{table}() needs a movie or a person")
+    rows, names = _movies_of_people(ctx, person_name, "acted_movies" if table == "cast" else "directed_movies", table)
+    who = " and ".join(names) or repr(person_name)
+    return rows, f"movies with {who} in the cast" if table == "cast" else f"movies directed by {who}"
 
 
 def _role_row(movie: dict, entry: dict, table: str) -> Row:

@@ -31,31 +31,19 @@ _BILLBOARD_ATTRIBUTES = ("rank", "rank_last_week", "weeks_in_chart", "top_positi
 @kg_function("music", Param("artist_name", TEXT), searches=True)
 def get_person(ctx: CallContext, artist_name: str) -> Table:
     """get_person(artist_name)[key]: name, birth_place (country code), birth_date, members, lifespan, works."""
-    rows = []
-    for name in ctx.pick(artist_name, ctx.api.call("music_search_artist_entity_by_name", artist_name)):
-        fields = LazyRecord({"name": name}, {
-            "birth_place": _route(ctx, "music_get_artist_birth_place", name),
-            "birth_date": _route(ctx, "music_get_artist_birth_date", name),
-            "members": _route(ctx, "music_get_members", name),
-            "lifespan": lambda name=name: _lifespan(ctx.api.call("music_get_lifespan", name)),
-            "works": _route(ctx, "music_get_artist_all_works", name),
-        })
-        rows.append(Row(fields, name, "name"))
-    return Table(tuple(rows), f"artist matching {artist_name!r}", aliases=_ARTIST_ALIASES)
+    return Table(_searched_rows(ctx, "music_search_artist_entity_by_name", artist_name, {
+        "birth_place": "music_get_artist_birth_place", "birth_date": "music_get_artist_birth_date",
+        "members": "music_get_members", "lifespan": "music_get_lifespan", "works": "music_get_artist_all_works",
+    }), f"artist matching {artist_name!r}", aliases=_ARTIST_ALIASES)
 
 
 @kg_function("music", Param("song_name", TEXT), searches=True)
 def get_song(ctx: CallContext, song_name: str) -> Table:
     """get_song(song_name)[key]: name, author, release_country, release_date."""
-    rows = []
-    for name in ctx.pick(song_name, ctx.api.call("music_search_song_entity_by_name", song_name)):
-        fields = LazyRecord({"name": name}, {
-            "author": _route(ctx, "music_get_song_author", name),
-            "release_country": _route(ctx, "music_get_song_release_country", name),
-            "release_date": _route(ctx, "music_get_song_release_date", name),
-        })
-        rows.append(Row(fields, name, "name"))
-    return Table(tuple(rows), f"song matching {song_name!r}", aliases=_SONG_ALIASES)
+    return Table(_searched_rows(ctx, "music_search_song_entity_by_name", song_name, {
+        "author": "music_get_song_author", "release_country": "music_get_song_release_country",
+        "release_date": "music_get_song_release_date",
+    }), f"song matching {song_name!r}", aliases=_SONG_ALIASES)
 
 
 @kg_function("music", Param("artist_name", TEXT))
@@ -127,8 +115,19 @@ def get_billboard_song(ctx: CallContext, song_name: str, date: str) -> Table:
     return Table(tuple(rows), f"Billboard Hot 100 entry of {name} on {date}")
 
 
+def _searched_rows(ctx: CallContext, search: str, name: str, routes: dict[str, str]) -> tuple[Row, ...]:
+    """One lazy row per entity the search matched; each field is its own attribute route."""
+    rows = []
+    for found in ctx.pick(name, ctx.api.call(search, name)):
+        loaders = {field: _route(ctx, method, found) for field, method in routes.items()}
+        rows.append(Row(LazyRecord({"name": found}, loaders), found, "name"))
+    return tuple(rows)
+
+
 def _route(ctx: CallContext, method: str, argument):
-    """A loader calling one attribute route."""
+    """A loader calling one attribute route (a [begin, end] lifespan becomes "1996 to present")."""
+    if method == "music_get_lifespan":
+        return lambda: _lifespan(ctx.api.call(method, argument))
     return lambda: ctx.api.call(method, argument)
 
 

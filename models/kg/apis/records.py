@@ -10,8 +10,8 @@ Fields that need their own API call (a song's author, a movie fetched by id for 
 field, so `get_movie_person_cast(None, "tom hanks", None)["len"]` costs one call, not one per movie.
 
 Keys are resolved forgivingly (`resolve_key`): exact, the function's aliases ("runtime" → "length"),
-normalised ("Close" → "close", "release date" → "release_date", "market cap" → "marketCap"), singular/plural, then a unique
-containment ("founder" → "founders").
+normalised ("Close" → "close", "release date" → "release_date", "market cap" → "marketCap"),
+singular/plural, then a unique containment ("founder" → "founders").
 """
 from __future__ import annotations
 
