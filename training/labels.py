@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 from models.eval.metrics import ground_truths
-from models.llm.generator import GenerationRequest
+from models.llm.generator import GenerationRequest, Generator
 from models.llm.postprocess import clean_answer
 from models.llm.prompts import PromptTemplate
 from models.types import IDK, INVALID
@@ -138,7 +138,7 @@ class LabelBuilder:
     """
 
     source: ContextSource
-    generator: object
+    generator: Generator
     answer_check: AnswerCheck
     context_check: ContextCheck
     predict_prompt: PromptTemplate

@@ -149,7 +149,7 @@ class _Executor:
     def _statement(self, statement: Statement, previous: StatementResult | None) -> StatementResult:
         head = statement.head
         if isinstance(head, Sort):
-            source = previous.table if previous is not None and previous.table is not None else Table((), "rows")
+            source = previous.table if previous is not None and previous.table is not None else Table((), "earlier result")
             table = source.where(head.conditions, self.now).sorted_by(head.key, head.descending)
         else:
             table = self._call(head, statement.all_matches, previous)
@@ -176,7 +176,7 @@ class _Executor:
                 self.stopped = str(exc)
                 break
         if not tables:
-            return Table((), f"{call.name} results for the previous line's output (it had none)")
+            return Table((), f"{call.name} result for the previous line's output")
         named = ", ".join(map(str, inputs[:3])) + (f" and {len(inputs) - 3} more" if len(inputs) > 3 else "")
         what = tables[0].what if len(tables) == 1 else f"results of {call.name} for {named}"
         merged = Table(tuple(r for t in tables for r in t.rows), what, notes=tuple(n for t in tables for n in t.notes),

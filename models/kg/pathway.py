@@ -24,6 +24,7 @@ from models.kg.language.errors import KGError
 from models.kg.language.grammar import lark_grammar
 from models.kg.language.prefix import PrefixChecker
 from models.kg.verbalizer import verbalize
+from models.llm.constraints import DecodingConstraint
 from models.llm.generator import GenerationRequest
 from models.llm.prompts import PromptLibrary
 from models.paths import resolve_repo_path
@@ -78,8 +79,6 @@ class KGPathway:
     def constraint(self, domain: str):
         """The domain's decoding constraint (prefix checks for transformers, the Lark grammar for vLLM)."""
         if domain not in self._constraints:
-            from models.llm.constraints import DecodingConstraint  # imports torch: only when constraining
-
             functions = signatures(domain)
             checker = PrefixChecker(functions)
             self._constraints[domain] = DecodingConstraint(is_valid_prefix=checker.is_valid_prefix,

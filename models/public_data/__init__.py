@@ -5,7 +5,6 @@ from models.public_data.linker import EntityLinker, Link
 from models.public_data.pathway import PublicData, parse_entities
 from models.public_data.records import Record, normalize_name, serialize
 from models.public_data.store import PublicStore
-from models.public_data.triggers import is_shortcut_domain
 
 __all__ = [
     "EntityLinker",
@@ -16,7 +15,6 @@ __all__ = [
     "Record",
     "build_database",
     "ensure_database",
-    "is_shortcut_domain",
     "normalize_name",
     "parse_entities",
     "serialize",

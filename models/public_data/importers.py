@@ -1,12 +1,11 @@
 """Importers for the public tables db3 used, by their published column layouts.
 
-| file (in --src)          | source                                                  | required columns |
-|--------------------------|---------------------------------------------------------|------------------|
-| `the_oscar_award.csv`    | kaggle.com/datasets/unanimad/the-oscar-award            | year_film, year_ceremony, ceremony, category, name, film, winner |
-| `the_grammy_awards.csv`  | kaggle.com/datasets/unanimad/grammy-awards              | year, title, category, nominee, artist, workers, winner |
-| `movies_metadata.csv`    | kaggle.com/datasets/rounakbanik/the-movies-dataset      | id, title, original_title, release_date, genres, original_language, budget, revenue, runtime, vote_average, vote_count |
-| `credits.csv` (optional) | same dataset                                            | cast, crew, id |
-| `finance_stats.csv`      | any US stock screener export                            | ticker, company_name, market_cap, eps, pe_ratio |
+Files in --src, by name (the layouts are checked; data/public/README.md says where to download them):
+- `the_oscar_award.csv` (kaggle: unanimad/the-oscar-award): `OSCAR_COLUMNS`
+- `the_grammy_awards.csv` (kaggle: unanimad/grammy-awards): `GRAMMY_COLUMNS`
+- `movies_metadata.csv` (kaggle: rounakbanik/the-movies-dataset): `MOVIE_COLUMNS`, joined with the
+  optional `credits.csv` of the same dataset (`CREDIT_COLUMNS`) for lead actors and directors
+- `finance_stats.csv` (any US stock screener export, renamed): `FINANCE_COLUMNS`
 
 Extra columns are ignored (newer Oscar files add `canon_category`, the Grammy file has `img`...).
 A missing required column is a `PublicDataError` naming the file and the column; a malformed *row*

@@ -66,7 +66,8 @@ class EntityLinker:
     def _substring(self, norm: str, domain: str) -> list[Link]:
         if len(norm) < self.substring_min_chars:
             return []
-        rows = self.store.containing(domain, norm) + self.store.contained_in(domain, norm, self.substring_min_chars)
+        rows = self.store.containing(domain, norm)
+        rows += self.store.contained_in(domain, norm, self.substring_min_chars)
         links = {}
         for entity_id, name, other in rows:
             shorter, longer = sorted((norm, other), key=len)

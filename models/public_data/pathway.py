@@ -5,10 +5,11 @@
 
 `facts` gathers candidate records from two places: the entities linked from the model's `&&`-joined
 output, and, for an Oscar/Grammy question with a year, that ceremony's records (narrowed to the
-categories the question names, when it names any). The candidates are reranked by embedding cosine
-with the question, and the best `top_facts` paragraphs become the context placed before the web
-context. A question whose domain has no public data (sports, open, most finance and music questions;
-see `triggers`) gets no request, so it costs no LLM call. Nothing here raises into the pipeline: a
+categories the question names, and to winners unless it asks about nominations). Ceremony records in
+a category the question names come first; the rest are reranked by embedding cosine with the
+question; the best `top_facts` paragraphs become the context placed before the web context. A
+question whose domain has no public data (sports, open, most finance and music questions; see
+`triggers`) gets no request, so it costs no LLM call. Nothing here raises into the pipeline: a
 missing store disables the pathway with one warning, and any failure inside `facts` returns [].
 """
 from __future__ import annotations
@@ -25,7 +26,9 @@ from models.public_data.config import PublicDataConfig
 from models.public_data.linker import EntityLinker
 from models.public_data.records import normalize_name
 from models.public_data.store import PublicStore
-from models.public_data.triggers import asks_about_nominations, award_lookup, matching_categories, public_domain
+from models.public_data.triggers import (
+    asks_about_nominations, award_lookup, is_shortcut_question, matching_categories, public_domain,
+)
 from models.types import Query
 
 log = logging.getLogger(__name__)
@@ -79,6 +82,11 @@ class PublicData:
     @property
     def available(self) -> bool:
         return self.store is not None
+
+    def is_shortcut_domain(self, query: Query, domain: str) -> bool:
+        """Whether db3's public shortcut applies (an Oscar/Grammy question with a year, or a finance
+        statistics question): its public facts alone usually answer it, with the base model."""
+        return self.store is not None and is_shortcut_question(query.text, domain)
 
     def entity_request(self, query: Query, domain: str) -> GenerationRequest | None:
         """The entity-extraction request for `query`, or None when no public data can serve it."""

@@ -41,7 +41,8 @@ class Record:
 
 
 def serialize(attributes: Iterable[tuple[str, object]]) -> str:
-    """`[("title", "Inception"), ("lead actors", ["A", "B"])]` -> 'The title is Inception. The lead actors are A and B.'
+    """One sentence per attribute: `[("title", "Up"), ("lead actors", ["A", "B"])]` ->
+    'The title is Up. The lead actors are A and B.'
 
     Empty values (None, "", []) are skipped; a value that already ends a sentence gets no second period.
     """

@@ -9,7 +9,7 @@
 - An Oscar or Grammy question with a year ("best actor in 2012", "the 92nd academy awards") is also
   answered by that ceremony's records, found by year instead of by entity: such questions often name
   no entity at all. It is read whatever the router said ("oscar" settles the domain), and it is what
-  db3's public shortcut answered alone (`is_shortcut_domain`).
+  db3's public shortcut answered alone (`is_shortcut_question`).
 """
 from __future__ import annotations
 
@@ -93,7 +93,7 @@ def public_domain(text: str, domain: str) -> str | None:
     return None
 
 
-def is_shortcut_domain(text: str, domain: str) -> bool:
+def is_shortcut_question(text: str, domain: str) -> bool:
     """Whether db3's public shortcut applies: an Oscar/Grammy question with a year, or a finance
     statistics question. Their public facts usually hold the whole answer."""
     return award_lookup(text) is not None or public_domain(text, domain) == "finance"

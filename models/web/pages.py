@@ -55,10 +55,6 @@ def unique_pages(pages: Sequence[SearchResult]) -> list[SearchResult]:
     return kept
 
 
-def needs_preselection(query: Query, top_pages: int) -> bool:
-    return len(unique_pages(query.search_results)) > top_pages
-
-
 def select_pages(query: Query, top_pages: int, snippet_scores: Sequence[float] | None = None) -> PageSelection:
     """Splits a query's pages into those read in full and those kept as snippets.
 

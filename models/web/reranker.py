@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import logging
 from abc import ABC, abstractmethod
-from typing import Sequence
+from dataclasses import dataclass
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -46,13 +47,13 @@ def _split_flat(flat: Sequence[float], items: Items) -> list[list[float]]:
     return out
 
 
+@dataclass
 class FlagCrossEncoder(Reranker):
     """FlagEmbedding's `FlagReranker` behind the reranker interface."""
 
-    def __init__(self, model, batch_size: int = 16, max_length: int = 512):
-        self.model = model
-        self.batch_size = batch_size
-        self.max_length = max_length
+    model: Any  # FlagEmbedding.FlagReranker
+    batch_size: int = 16
+    max_length: int = 512  # tokens of query + passage
 
     @classmethod
     def from_config(cls, cfg, models_dir: str) -> "FlagCrossEncoder":

@@ -30,8 +30,7 @@ from models.web.chunker import Chunker, Corpus
 from models.web.embedder import Embedder
 from models.web.extraction import BACKENDS, extract_page
 from models.web.lexical import bm25_scores
-from models.web.pages import (PRESELECTORS, PageSelection, needs_preselection, select_pages, snippet_document,
-                              snippet_text, unique_pages)
+from models.web.pages import PRESELECTORS, PageSelection, select_pages, snippet_document, snippet_text, unique_pages
 from models.web.reranker import Reranker, make_reranker
 
 log = logging.getLogger(__name__)
@@ -116,20 +115,16 @@ class WebRetriever:
     # ------------------------------------------------------------------ pages -> documents
     def _select(self, queries: Sequence[Query], task: int) -> list[PageSelection]:
         top = self.cfg.task3_top_pages
-        ranked = [i for i, q in enumerate(queries) if task == 3 and needs_preselection(q, top)]
+        pages = [unique_pages(q.search_results) for q in queries]
+        ranked = [i for i, p in enumerate(pages) if task == 3 and len(p) > top]
         scores: dict[int, list[float]] = {}
         if ranked and self.cfg.task3_preselect == "reranker":
-            items = [(queries[i].text, [snippet_document(p) for p in unique_pages(queries[i].search_results)])
-                     for i in ranked]
+            items = [(queries[i].text, [snippet_document(p) for p in pages[i]]) for i in ranked]
             scores = dict(zip(ranked, self.reranker.score_many(items)))
-        selections = []
-        for i, query in enumerate(queries):
-            if i in ranked:
-                selections.append(select_pages(query, top, scores.get(i)))  # None: BM25 preselection
-            else:  # Tasks 1/2 (db3): the first pages in the search engine's order
-                order = [float(-rank) for rank in range(len(unique_pages(query.search_results)))]
-                selections.append(select_pages(query, top, order))
-        return selections
+        # Tasks 1/2 (db3): the first pages in the search engine's order, i.e. scores falling with the rank.
+        search_order = [[-rank for rank in range(len(p))] for p in pages]
+        return [select_pages(q, top, scores.get(i) if i in ranked else search_order[i])  # None: BM25
+                for i, q in enumerate(queries)]
 
     def _documents(self, query: Query, selection: PageSelection) -> list[Chunk]:
         documents = []

@@ -6,15 +6,13 @@ from __future__ import annotations
 import json
 import re
 
-import numpy as np
 import pytest
-from kg_strategies import POOL, POOL_PATH
 
 from models.kg.apis import compile_program, signatures
 from models.kg.examples import Example, ExamplePool
 from models.kg.language.ast import Length, ListArg, Slice, Sort, Star
-from models.kg.language.values import normalize_text
 from models.types import DOMAINS, parse_query_time
+from tests.kg.kg_support import POOL, POOL_PATH, BagOfWords
 
 
 def test_every_domain_has_at_least_12_examples_with_valid_query_times():
@@ -65,17 +63,6 @@ def test_a_broken_example_fails_at_load_with_its_line(tmp_path):
     path.write_text('{"query": "q"}\n')
     with pytest.raises(ValueError, match="pool.jsonl:1"):
         ExamplePool.load(path)
-
-
-class BagOfWords:
-    """A deterministic stand-in embedder: normalised word-hash counts."""
-
-    def encode(self, texts, is_query=True):
-        vectors = np.zeros((len(texts), 64))
-        for row, text in enumerate(texts):
-            for word in normalize_text(text).split():
-                vectors[row, sum(map(ord, word)) % 64] += 1
-        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
 
 
 EXAMPLES = [Example("how many members are in coldplay", "t", "music", "a"),

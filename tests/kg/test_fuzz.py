@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from kg_strategies import DOMAINS, program_texts
 
 from models.kg.apis import compile_program, signatures
 from models.kg.language.errors import KGError
 from models.kg.language.parser import parse
 from models.kg.language.prefix import PrefixChecker
+from tests.kg.kg_support import DOMAINS, program_texts
 
 CHECKERS = {domain: PrefixChecker(signatures(domain)) for domain in DOMAINS}
 KG_SOURCES = Path(__file__).resolve().parents[2] / "models" / "kg"

@@ -12,13 +12,13 @@ import lark
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from kg_strategies import DOMAINS, POOL, program_texts
 
 from models.kg.apis import compile_program, signatures
 from models.kg.language.ast import format_program
 from models.kg.language.errors import KGError
 from models.kg.language.grammar import lark_grammar
 from models.kg.language.signature import TEXT, Param, Signature
+from tests.kg.kg_support import DOMAINS, POOL, program_texts
 
 GRAMMARS = {d: lark_grammar(signatures(d)) for d in DOMAINS}
 PARSERS = {d: lark.Lark(g, start="start") for d, g in GRAMMARS.items()}

@@ -5,6 +5,10 @@ generates and what the example pool stores; errors are checked as whole messages
 """
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from models.kg.apis import compile_program, signatures
@@ -190,3 +194,11 @@ def test_prefix_parse_signals_incomplete_input():
     assert parse_prefix('get_x("a")').statements  # complete programs parse normally
     with pytest.raises(KGSyntaxError):
         parse_prefix('get_x("a"))')
+
+
+def test_the_language_package_is_pure():
+    code = ("import sys, models.kg.language; "
+            "print(sorted(m for m in ('torch', 'requests', 'transformers', 'models.llm') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[2])
+    assert out.stdout.strip() == "[]"

@@ -9,7 +9,6 @@ import time
 from contextlib import contextmanager
 
 import pytest
-from test_examples import BagOfWords
 
 from models.kg.apis import signatures
 from models.kg.client import MockAPIClient
@@ -18,6 +17,7 @@ from models.kg.language.prefix import PrefixChecker
 from models.kg.pathway import KGPathway, clean_program
 from models.llm.constraints import DecodingConstraint
 from models.types import Query
+from tests.kg.kg_support import BagOfWords
 
 QUERY = Query("id-1", "what is the capital of australia?", "03/01/2024, 10:00:00 PT")
 

@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import pytest
-from kg_strategies import POOL
 
 from models.kg.apis import compile_program, signatures
 from models.kg.language.ast import format_program
 from models.kg.language.prefix import PrefixChecker
+from tests.kg.kg_support import POOL
 
 MOVIE = PrefixChecker(signatures("movie"))
 

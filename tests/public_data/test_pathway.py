@@ -166,3 +166,10 @@ def test_pipeline_puts_public_facts_before_the_web_context(public):
     assert "The winner is Jean Dujardin" in prompt
     assert prompt.index("Jean Dujardin") < prompt.index("a web page about the 2012 oscars")
     assert answer.text == "jean dujardin"
+
+
+def test_shortcut_questions_need_an_available_store(public):
+    assert public.is_shortcut_domain(query("who won the oscar for best actor in 2012?"), "movie")
+    assert not public.is_shortcut_domain(query("when was the movie inception released?"), "movie")
+    off = PublicData(PublicDataConfig(), None)
+    assert not off.is_shortcut_domain(query("who won the oscar for best actor in 2012?"), "movie")

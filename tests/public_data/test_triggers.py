@@ -2,7 +2,7 @@
 import pytest
 
 from models.public_data.triggers import (
-    AwardLookup, asks_about_nominations, award_lookup, is_shortcut_domain, matching_categories, public_domain,
+    AwardLookup, asks_about_nominations, award_lookup, is_shortcut_question, matching_categories, public_domain,
 )
 
 
@@ -38,10 +38,10 @@ def test_public_domain(text, domain, expected):
 
 
 def test_shortcut_questions():
-    assert is_shortcut_domain("who won the oscar for best actor in 2012?", "movie")
-    assert is_shortcut_domain("which company has a larger market cap, msft or aapl?", "finance")
-    assert not is_shortcut_domain("when was the movie inception released?", "movie")
-    assert not is_shortcut_domain("what was the closing price of aapl on 2024-02-27?", "finance")
+    assert is_shortcut_question("who won the oscar for best actor in 2012?", "movie")
+    assert is_shortcut_question("which company has a larger market cap, msft or aapl?", "finance")
+    assert not is_shortcut_question("when was the movie inception released?", "movie")
+    assert not is_shortcut_question("what was the closing price of aapl on 2024-02-27?", "finance")
 
 
 def test_categories_by_name_or_alias():

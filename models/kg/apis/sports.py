@@ -89,12 +89,6 @@ def get_nba_on_date(ctx: CallContext, team_name: str | None, date: str) -> Table
     return _games(ctx, _NBA, team_name, ctx.time(date))
 
 
-@kg_function("sports", Param("team_name", TEXT))
-def get_nba_last_game(ctx: CallContext, team_name: str) -> Table:
-    """get_nba_last_game(team_name)[key]: the team's most recent game before the query time."""
-    return _games(ctx, _NBA, team_name, TimeSpan(None, ctx.today(), pick="last"), played=True)
-
-
 @kg_function("sports", Param("game_id", TEXT))
 def get_nba_play_by_play(ctx: CallContext, game_id: str) -> Table:
     """get_nba_play_by_play(game_id)[key]: the game's events (period, pctimestring, homedescription,
@@ -103,6 +97,12 @@ def get_nba_play_by_play(ctx: CallContext, game_id: str) -> Table:
     rows = [Row(dict(record), _event_label, "game_id")
             for _, record in _records(ctx.api.call("sports_nba_get_play_by_play_data_by_game_ids", [game]))]
     return Table(tuple(rows), f"play-by-play events of NBA game {game}")
+
+
+@kg_function("sports", Param("team_name", TEXT))
+def get_nba_last_game(ctx: CallContext, team_name: str) -> Table:
+    """get_nba_last_game(team_name)[key]: the team's most recent game before the query time."""
+    return _games(ctx, _NBA, team_name, TimeSpan(None, ctx.today(), pick="last"), played=True)
 
 
 # ---------------------------------------------------------------------- games
