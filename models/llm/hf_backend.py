@@ -13,7 +13,9 @@ that decodes the generated tail) and are removed from the returned text.
 
 Time: before each group the deadline is checked; a group that cannot start returns "" for its requests
 (the caller answers "i don't know"), and a group that starts gets `max_time` = the time left, so one slow
-call cannot overrun the batch. Prompts that do not fit the window even with their context cut return ""
+call cannot overrun the batch. A row that `max_time` cut before it finished (no end-of-sequence, no stop
+string, under its token limit) also returns "": a half answer is more likely wrong than right. A group
+whose `generate` raises is logged and returns "" too; the other groups still run. Prompts that do not fit the window even with their context cut return ""
 (see `chat.py`). Threads follow torch's defaults (`OMP_NUM_THREADS`), never set here.
 """
 from __future__ import annotations
@@ -91,11 +93,16 @@ class HFGenerator(ChatBackend):
         self.adapters.require(r.adapter for r in requests)
         prompts = self.chat.fit_requests(requests)
         outputs = [""] * len(requests)
-        for indices in self._batches(requests, prompts):
+        batches = self._batches(requests, prompts)
+        for done, indices in enumerate(batches):
             if deadline.expired():
-                log.warning("deadline reached: %d requests not generated", sum(not o for o in outputs))
+                log.warning("deadline reached: %d requests not generated", sum(map(len, batches[done:])))
                 break
-            texts = self._generate_batch([requests[i] for i in indices], [prompts[i] for i in indices], deadline)
+            try:
+                texts = self._generate_batch([requests[i] for i in indices], [prompts[i] for i in indices], deadline)
+            except Exception:  # one failing group (a broken constraint, memory) must not cost the others
+                log.exception("generation failed for %d requests (adapter %r)", len(indices), requests[indices[0]].adapter)
+                continue
             for i, text in zip(indices, texts):
                 outputs[i] = text
         return outputs
@@ -155,8 +162,13 @@ class HFGenerator(ChatBackend):
             generated = self.model.generate(**encoded, **kwargs)
         texts = []
         for row, request in zip(generated, requests):
-            new_ids = row[prompt_length:prompt_length + request.max_new_tokens]
-            texts.append(_cut_at_stop(self.tokenizer.decode(new_ids, skip_special_tokens=True), request.stop))
+            new_ids = row[prompt_length:prompt_length + request.max_new_tokens].tolist()
+            text = self.tokenizer.decode(new_ids, skip_special_tokens=True)
+            stopped = any(s and s in text for s in request.stop)
+            finished = stopped or len(new_ids) >= request.max_new_tokens or any(
+                t in self.eos_token_ids for t in new_ids)
+            # a row that `max_time` cut mid-answer ("Canb") would score -1; "" becomes "i don't know" (0)
+            texts.append(_cut_at_stop(text, request.stop) if finished else "")
         return texts
 
     def _generation_kwargs(self, requests: list[GenerationRequest], prompt_length: int, deadline: Deadline) -> dict:

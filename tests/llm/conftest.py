@@ -80,4 +80,5 @@ def hf_generator(model_folder, adapter_dirs):
     from models.llm.config import LLMConfig
     from models.llm.hf_backend import HFGenerator
 
-    return HFGenerator(LLMConfig(path=str(model_folder), adapters=adapter_dirs), models_dir="/nonexistent")
+    config = LLMConfig(path=str(model_folder), dtype="float32", adapters=adapter_dirs)  # as the cpu profile
+    return HFGenerator(config, models_dir="/nonexistent")

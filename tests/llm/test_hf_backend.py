@@ -105,7 +105,7 @@ class _FakeClock:
 def test_group_that_cannot_start_before_the_deadline_answers_empty(hf_generator, tokenizer, monkeypatch):
     """A slowed stand-in for `generate` that costs 10 s of a fake clock per call (no real sleeping)."""
     clock, max_times = _FakeClock(), []
-    reply = torch.tensor(tokenizer.encode("ok", add_special_tokens=False))
+    reply = torch.tensor(tokenizer.encode("ok", add_special_tokens=False) + [tokenizer.eos_token_id])
 
     def slow_generate(input_ids, attention_mask, **kwargs):
         clock.now += 10
@@ -125,12 +125,38 @@ def test_expired_deadline_runs_nothing(hf_generator, monkeypatch):
     assert hf_generator.generate([_request(AUSTRALIA)] * 2, deadline=Deadline(0)) == ["", ""]
 
 
-def test_max_time_stops_a_long_generation(hf_generator):
+def test_max_time_stops_a_long_generation_and_drops_the_half_answer(hf_generator, monkeypatch):
     story = ({"role": "user", "content": "Write a very long story about a dragon."},)
+    lengths, real_generate = [], hf_generator.model.generate
+
+    def measured_generate(**kwargs):
+        output = real_generate(**kwargs)
+        lengths.append(output.shape[1] - kwargs["input_ids"].shape[1])
+        return output
+
+    monkeypatch.setattr(hf_generator.model, "generate", measured_generate)
     started = time.monotonic()
-    [text] = hf_generator.generate([_request(story, max_new_tokens=400)], deadline=Deadline(0.5))
+    assert hf_generator.generate([_request(story, max_new_tokens=400)], deadline=Deadline(0.5)) == [""]
     assert time.monotonic() - started < 10  # 400 tokens would take far longer on 2 shared cores
-    assert 0 < hf_generator.count_tokens(text) < 400
+    assert 0 < lengths[0] < 400
+
+
+def test_a_failing_group_costs_only_its_own_requests(hf_generator, monkeypatch):
+    real_select, real_generate, selected = hf_generator._select_adapter, hf_generator.model.generate, []
+
+    def recording_select(name):
+        selected.append(name)
+        real_select(name)
+
+    def fails_under_zebra(**kwargs):
+        if selected[-1] == "zebra":
+            raise RuntimeError("out of memory")
+        return real_generate(**kwargs)
+
+    monkeypatch.setattr(hf_generator, "_select_adapter", recording_select)
+    monkeypatch.setattr(hf_generator.model, "generate", fails_under_zebra)
+    base, zebra = hf_generator.generate([_request(AUSTRALIA), _request(AUSTRALIA, "zebra")])
+    assert "Canberra" in base and zebra == ""
 
 
 def test_make_generator_builds_the_hf_backend(model_folder):
