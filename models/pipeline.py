@@ -23,7 +23,7 @@ from models.deadline import Deadline
 from models.llm.generator import GenerationRequest, Generator, make_generator
 from models.llm.postprocess import clean_answer, is_idk
 from models.llm.prompts import PromptLibrary
-from models.types import IDK, Answer, Chunk, Query
+from models.types import IDK, INVALID, Answer, Chunk, Query
 from models.web import Embedder, WebRetriever, format_context
 
 log = logging.getLogger(__name__)
@@ -57,6 +57,10 @@ class Pipeline:
         # Fail at start-up, not mid-batch, on a prompt or adapter the profile names but cannot serve.
         for name in (config.pipeline.answer_prompt, config.pipeline.kg_answer_prompt):
             self.prompts.get(name)
+        adapters = getattr(generator, "adapters", None)
+        if adapters is not None:
+            adapters.require([config.pipeline.answer_adapter, config.pipeline.kg_answer_adapter,
+                              config.kg.api_adapter, config.public_data.entity_adapter])
 
     @classmethod
     def from_config(cls, config: Config) -> "Pipeline":
@@ -124,6 +128,14 @@ class Pipeline:
         outputs = self.generator.generate([r for _, r in asks], deadline=deadline) if asks else []
         for (state, _), entities in zip(asks, outputs):
             state.public_facts = self.public_data.facts(state.query, state.domain, entities)
+        if self.config.pipeline.public_shortcut:
+            # db3 (Task 1): Oscar/Grammy/finance-statistics questions answered from the public facts alone by
+            # the base model; accepted unless it abstains, otherwise the facts still join the web context.
+            shortcut = [s for s in states if s.public_facts and self.public_data.is_shortcut_domain(s.query, s.domain)]
+            chunks = {id(s): [Chunk(f, "public", "public") for f in s.public_facts] for s in shortcut}
+            for state, text in self._answer(shortcut, chunks, self.config.pipeline.answer_prompt, None, deadline):
+                if not is_idk(text) and text != INVALID:
+                    state.answer = Answer(text, "public", state.domain, {"public_facts": len(state.public_facts)})
 
     # ------------------------------------------------------------------ 3. KG first
     def _kg(self, states: list[_State], deadline: Deadline) -> None:

@@ -131,3 +131,43 @@ def test_task_is_detected_from_the_batch():
     assert pipe.task_for(queries("q", pages=5)) == 2  # a KG pathway is configured
     pipe.kg = None
     assert pipe.task_for(queries("q", pages=5)) == 1
+
+
+class ShortcutPublic(FakePublic):
+    def is_shortcut_domain(self, query, domain):
+        return True
+
+
+def shortcut_reply(prompt, adapter):
+    if "The year_ceremony is 2012." in prompt and "web says" not in prompt:
+        return "from the public facts"
+    return reply(prompt, adapter)
+
+
+def test_public_shortcut_answers_from_public_facts_alone():
+    config = load_config("cpu", {"pipeline.task": 1, "pipeline.public_shortcut": True})
+    web = FakeWeb()
+    pipe = Pipeline(config, FakeGenerator(shortcut_reply), web, FakeRouter(), public_data=ShortcutPublic())
+    answers = pipe.answer(queries("who won the oscar?", "q2"))
+    assert [(a.text, a.source) for a in answers] == [("from the public facts", "public"), ("from the web", "web")]
+    assert web.seen == [(["q2"], 1)]
+
+
+class FakeAdapters:
+    def __init__(self, known):
+        self.known = known
+
+    def require(self, names):
+        for name in names:
+            if name is not None and name not in self.known:
+                raise KeyError(name)
+
+
+def test_unconfigured_adapter_fails_at_start_up():
+    import pytest
+
+    generator = FakeGenerator(reply)
+    generator.adapters = FakeAdapters({"web_answer"})
+    config = load_config("cpu", {"pipeline.answer_adapter": "web_answer", "pipeline.kg_answer_adapter": "nope"})
+    with pytest.raises(KeyError, match="nope"):
+        Pipeline(config, generator, FakeWeb(), FakeRouter())
