@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -54,6 +55,7 @@ class Pipeline:
         self.prompts = prompts or PromptLibrary()
         self.grader_trim = grader_trim
         self._task = config.pipeline.task or 1  # the task of the batch being answered (see task_for)
+        self.stage_seconds: dict[str, float] = {}  # wall time per stage of the last batch (for reports)
         # Fail at start-up, not mid-batch, on a prompt or adapter the profile names but cannot serve.
         for name in (config.pipeline.answer_prompt, config.pipeline.kg_answer_prompt):
             self.prompts.get(name)
@@ -95,6 +97,7 @@ class Pipeline:
         """Answers every query, in order; never raises for one bad query."""
         deadline = deadline or Deadline(None)
         self._task = self.task_for(queries)
+        self.stage_seconds = {}
         states = [_State(q) for q in queries]
         self._stage("route", self._route, states, deadline)
         self._stage("public data", self._public_data, states, deadline)
@@ -109,10 +112,13 @@ class Pipeline:
         if deadline.expired():
             log.warning("stage %s skipped: batch deadline reached", name)
             return
+        started = time.monotonic()
         try:
             run(open_states, deadline)
         except Exception:  # a whole stage failing must not lose the batch; later stages still run
             log.exception("stage %s failed for %d queries", name, len(open_states))
+        self.stage_seconds[name] = time.monotonic() - started
+        log.debug("stage %s: %d queries in %.2fs", name, len(open_states), self.stage_seconds[name])
 
     # ------------------------------------------------------------------ 1. domain
     def _route(self, states: list[_State], deadline: Deadline) -> None:

@@ -10,8 +10,9 @@ ms, sentence count, embedding ms, total ms and recall.
 
 How answer-in-context recall is counted. Several gold answers are sentences, and some short ones are
 meaningless as substrings ("yes", "en", "nan"). Each question therefore gets *key strings*: for the known
-dev questions the entities of the gold answer (table `KEYS`); otherwise the gold answer and its
-alternatives when they are at most four words and not yes/no/nan/refusals. A key counts only if it occurs
+dev questions the entities of the gold answer (table `KEYS`), each its own key; otherwise one key whose
+spellings are the gold answer and its alternatives (found if any spelling is), keeping spellings of at most
+four words and three or more characters that are not yes/no/nan/refusals. A key counts only if it occurs
 in the text of at least one of the question's pages (otherwise no retriever can find it; such keys are
 listed as unreachable). Recall = reachable keys found (case-insensitively) in the context / reachable
 keys, where the context is exactly what the LLM would read (`format_context`, the profile's token budget,
@@ -47,6 +48,7 @@ KEYS = {
     "d535abd8": ["carol forman"],
     "1d2e8c37": ["universal pictures"],
 }
+Key = tuple[str, ...]  # the spellings of one fact; found if any spelling is
 _NOT_KEYS = {"yes", "no", "nan", "en", "invalid question", "i don't know"}
 NAIVE_TOP_K = 20  # the CRAG baseline's NUM_CONTEXT_SENTENCES
 NAIVE_SENTENCE_CHARS = 1000  # its MAX_CONTEXT_SENTENCE_LENGTH
@@ -85,20 +87,21 @@ def page_texts(query: Query) -> list[str]:
             for p in query.search_results]
 
 
-def answer_keys(example: dict, texts: list[str]) -> tuple[list[str], list[str]]:
+def answer_keys(example: dict, texts: list[str]) -> tuple[list[Key], list[Key]]:
     """(reachable keys, unreachable keys) of one question; see the module docstring."""
-    keys = KEYS.get(str(example["interaction_id"])[:8])
-    if keys is None:
-        candidates = [example.get("answer", "")] + list(example.get("alt_ans") or [])
-        keys = [k.strip().lower() for k in candidates
-                if isinstance(k, str) and 0 < len(k.split()) <= 4 and k.strip().lower() not in _NOT_KEYS]
     pages = " ".join(texts + [p.page_snippet for p in to_query(example).search_results]).lower()
-    return [k for k in keys if k in pages], [k for k in keys if k not in pages]
+    keys = [(k,) for k in KEYS.get(str(example["interaction_id"])[:8], [])]
+    if str(example["interaction_id"])[:8] not in KEYS:
+        spellings = [example.get("answer", "")] + list(example.get("alt_ans") or [])
+        spellings = [k.strip().lower() for k in spellings if isinstance(k, str)]
+        keys = [tuple(k for k in spellings if len(k.split()) <= 4 and len(k) >= 3 and k not in _NOT_KEYS)]
+    reachable = [tuple(k for k in key if k in pages) for key in keys]
+    return [k for k in reachable if k], [key for key, r in zip(keys, reachable) if key and not r]
 
 
-def found(keys: list[str], context: str) -> int:
+def found(keys: list[Key], context: str) -> int:
     context = context.lower()
-    return sum(k in context for k in keys)
+    return sum(any(spelling in context for spelling in key) for key in keys)
 
 
 @dataclass
@@ -111,16 +114,17 @@ class Row:
     hits: int
 
 
-def run_pathway(retriever: WebRetriever, query: Query, counter, max_tokens: int, keys: list[str]) -> Row:
+def run_pathway(retriever: WebRetriever, query: Query, counter, max_tokens: int, keys: list[Key],
+                task: int) -> Row:
     start = time.process_time()
-    chunks = retriever.retrieve([query], task=1)[0]
+    chunks = retriever.retrieve([query], task=task)[0]
     total = (time.process_time() - start) * 1000
     s = retriever.last_stats
     context = format_context(chunks, counter, max_tokens)
     return Row(s.extract_ms + s.chunk_ms, s.children, s.embed_ms, s.rerank_ms, total, found(keys, context))
 
 
-def run_naive(embedder: Embedder, query: Query, keys: list[str]) -> Row:
+def run_naive(embedder: Embedder, query: Query, keys: list[Key]) -> Row:
     start = time.process_time()
     texts = page_texts(query)
     sentences = [s[:NAIVE_SENTENCE_CHARS] for t in texts for s in _SENTENCE_END.split(t) if s.strip()]
@@ -142,6 +146,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (the targets are for one core)")
     parser.add_argument("--tokenizer", default="/work/shared/crag/tokenizer", help="token counter for the context")
     parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--task", type=int, default=1, choices=(1, 2, 3), help="3: snippet preselection of 50 pages")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
 
@@ -159,7 +164,7 @@ def main() -> None:
     embedder.encode(["warm-up"])  # first call pays one-off allocations
 
     examples = list(load_examples(args.data))[:args.limit]
-    print(f"profile={config.name} backend={cfg.extraction_backend} prefilter_k={cfg.prefilter_k} "
+    print(f"task={args.task} profile={config.name} backend={cfg.extraction_backend} prefilter_k={cfg.prefilter_k} "
           f"recall_k={cfg.recall_k} rerank_k={cfg.rerank_k} context={cfg.context_max_tokens} tokens, "
           f"threads={args.threads}, {len(examples)} questions; times are CPU ms (process time: what one "
           f"dedicated core would take, independent of other load on the machine)")
@@ -171,11 +176,12 @@ def main() -> None:
     for example in examples:
         query = to_query(example)
         keys, unreachable = answer_keys(example, page_texts(query))
-        mine = run_pathway(ours, query, counter, cfg.context_max_tokens, keys)
-        alt = run_pathway(other, query, counter, cfg.context_max_tokens, keys)
+        mine = run_pathway(ours, query, counter, cfg.context_max_tokens, keys, args.task)
+        alt = run_pathway(other, query, counter, cfg.context_max_tokens, keys, args.task)
         naive = run_naive(embedder, query, keys)
         results.append((mine, alt, naive, len(keys)))
-        note = ", ".join(keys) + (f" (unreachable: {', '.join(unreachable)})" if unreachable else "")
+        note = ", ".join("/".join(k) for k in keys)
+        note += f" (unreachable: {', '.join('/'.join(k) for k in unreachable)})" if unreachable else ""
         print(f"{query.interaction_id[:8]:8} {query.text[:34]:34} | {mine.extract_ms:5.0f} {mine.chunks:6d} "
               f"{mine.embed_ms:6.0f} {mine.rerank_ms:6.0f} {mine.total_ms:6.0f} {mine.hits}/{len(keys)} | "
               f"{alt.extract_ms:8.0f}ms {alt.hits}/{len(keys)} | {naive.extract_ms:6.0f} {naive.chunks:5d} "

@@ -167,11 +167,12 @@ def run_training(model, examples: Sequence[EncodedExample], pad_token_id: int, c
             micro_losses.append(loss.item())
         scaler.unscale_(optimizer)
         torch.nn.utils.clip_grad_norm_(parameters, config.max_grad_norm)
+        lr = scheduler.get_last_lr()[0]  # the rate this step uses (0 on the first: warm-up starts at 0)
         scaler.step(optimizer)
         scaler.update()
         scheduler.step()
         optimizer.zero_grad(set_to_none=True)
-        row = {"step": step, "loss": sum(micro_losses) / len(micro_losses), "lr": scheduler.get_last_lr()[0]}
+        row = {"step": step, "loss": sum(micro_losses) / len(micro_losses), "lr": lr}
         log_rows.append(row)
         log.info("step %d/%d loss %.4f lr %.2e", step, steps, row["loss"], row["lr"])
     return log_rows

@@ -17,6 +17,10 @@ call cannot overrun the batch. A row that `max_time` cut before it finished (no 
 string, under its token limit) also returns "": a half answer is more likely wrong than right. A group
 whose `generate` raises is logged and returns "" too; the other groups still run. Prompts that do not fit the window even with their context cut return ""
 (see `chat.py`). Threads follow torch's defaults (`OMP_NUM_THREADS`), never set here.
+
+Decoding constraints are logits processors, so constrained and free rows share a batch: a constraint with a
+Lark grammar gets exact llguidance masks (`grammar_decoding.py`), any other the prefix search
+(`prefix_decoding.py`).
 """
 from __future__ import annotations
 
@@ -34,6 +38,7 @@ from models.llm.adapters import AdapterRegistry
 from models.llm.chat import ChatBackend, ChatFormatter
 from models.llm.checkpoint import resolve_checkpoint
 from models.llm.config import LLMConfig
+from models.llm.grammar_decoding import GrammarDecoder
 from models.llm.prefix_decoding import PrefixConstraintProcessor
 from models.llm.errors import AdapterNotFoundError, BackendUnavailableError
 from models.llm.generator import GenerationRequest
@@ -80,6 +85,7 @@ class HFGenerator(ChatBackend):
         if eos is None:
             eos = self.tokenizer.eos_token_id
         self.eos_token_ids = tuple(eos) if isinstance(eos, (list, tuple)) else (eos,)
+        self.grammar_decoder = GrammarDecoder.load(self.tokenizer, self.eos_token_ids)  # None: no llguidance
 
     # ------------------------------------------------------------------ Generator protocol
     def generate(self, requests: Sequence[GenerationRequest], *, deadline: Deadline | None = None) -> list[str]:
@@ -190,10 +196,25 @@ class HFGenerator(ChatBackend):
         if math.isfinite(remaining):
             kwargs["max_time"] = max(remaining, 0.001)
         constraints = [r.constraint for r in requests]
-        if any(c is not None for c in constraints):
-            kwargs["logits_processor"] = LogitsProcessorList([PrefixConstraintProcessor(
-                self.tokenizer, constraints, prompt_length, self.eos_token_ids, config.constraint_top_k)])
+        processors = self._constraint_processors(constraints, prompt_length, requests[0].stop)
+        if processors:
+            kwargs["logits_processor"] = LogitsProcessorList(processors)
         return kwargs
+
+    def _constraint_processors(self, constraints: list, prompt_length: int, stop: tuple[str, ...]) -> list:
+        """Rows whose constraint has a grammar get exact llguidance masks; other constrained rows (or all,
+        without llguidance) get the top-k prefix search. Free rows pass through both untouched."""
+        use_grammar = [c is not None and c.grammar is not None and self.grammar_decoder is not None
+                       for c in constraints]
+        processors = []
+        if any(use_grammar):
+            grammars = [c.grammar if exact else None for c, exact in zip(constraints, use_grammar)]
+            processors.append(self.grammar_decoder.processor(grammars, prompt_length, stop))
+        prefix_rows = [None if exact else c for c, exact in zip(constraints, use_grammar)]
+        if any(c is not None for c in prefix_rows):
+            processors.append(PrefixConstraintProcessor(self.tokenizer, prefix_rows, prompt_length,
+                                                        self.eos_token_ids, self.config.constraint_top_k))
+        return processors
 
 
 class _StopOnText(StoppingCriteria):

@@ -1,10 +1,14 @@
-"""Enforcing a `DecodingConstraint` inside transformers `generate` (the HF backend's grammar decoding).
+"""Enforcing a `DecodingConstraint` by prefix checks inside transformers `generate` (the HF backend's
+fallback: constraints that carry a Lark `grammar` are enforced exactly by `grammar_decoding.py` whenever
+llguidance is importable; this search serves constraints given only as predicates, or no llguidance).
 
 Greedy search over a pruned vocabulary: at each step the candidates are the `top_k` highest-scoring
 tokens, tried in descending score order; the first whose appended text keeps `is_valid_prefix` true wins
 and every other logit is masked. End-of-sequence is a candidate only when the text so far `is_complete`.
 When none of the top k qualifies, the row is ended: the output so far is returned and the caller's parser
-decides. Trying candidates lazily (best first) usually costs one or two decodes per step, not k.
+decides. Trying candidates lazily (best first) usually costs one or two decodes per step, not k. Without
+backtracking this can strand a row: with SmolLM2-135M on the KG prompts it ended every program after `A`
+(no top-64 token continued `ALL`/`AVG`), which is why grammars get exact masks instead.
 
 Because it is a logits processor, constrained and free requests share one batched `generate` call (rows
 whose constraint is None pass through untouched), and the deadline's `max_time` still applies.

@@ -74,7 +74,7 @@ class Chunker:
     """Splits a query's documents into a `Corpus`; sizes are in characters."""
 
     def __init__(self, parent_size: int = 700, parent_overlap: int = 100, child_size: int = 200,
-                 child_overlap: int = 50, table_parent_chars: int = 2000):
+                 child_overlap: int = 50, table_parent_chars: int = 1400):
         self._parents = _splitter(parent_size, parent_overlap)
         self._children = _splitter(child_size, child_overlap)
         self.table_parent_chars = table_parent_chars

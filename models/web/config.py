@@ -36,7 +36,9 @@ class WebConfig:
     parent_chunk_overlap: int = 100
     child_chunk_size: int = 200
     child_chunk_overlap: int = 50
-    table_parent_chars: int = 2000  # longer tables are cut between rows; each piece repeats the header
+    # Longer tables are cut between rows, each piece repeating the header. Twice a text parent: table rows
+    # are mostly digits, which cost ~2x the tokens per character of prose in the LLM's context.
+    table_parent_chars: int = 1400
     prefilter_k: int = 0  # >0: only the top-k children by BM25 are embedded (CPU speed); 0: all (db3)
     recall_k: int = 50  # child chunks recalled by cosine
     rerank_k: int = 10  # parents kept after reranking

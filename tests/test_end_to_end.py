@@ -1,0 +1,64 @@
+"""`python local_evaluation.py` end to end with the real CPU profile: real retrieval, real LLM, real scoring.
+
+These are the slowest default tests (each run loads the small models and answers two questions); the
+whole-sample runs are marked `slow`.
+"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+DEV_DATA = REPO.parent / "shared" / "crag" / "dev_data.jsonl.bz2"
+TOKENIZER = REPO.parent / "shared" / "crag" / "tokenizer"
+
+
+def run_evaluation(tmp_path, *args, timeout=600):
+    env = {k: v for k, v in os.environ.items() if k not in ("CRAG_MOCK_API_URL", "CRAG_PROFILE")}
+    env.setdefault("OMP_NUM_THREADS", "2")
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "local_evaluation.py", "--output-dir", str(out), *args],
+                          cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    metrics = json.loads(proc.stdout.strip().splitlines()[-1])
+    predictions = [json.loads(line) for line in (out / "predictions.jsonl").read_text().splitlines()]
+    return metrics, predictions, out, proc
+
+
+def check_outputs(metrics, predictions, out, n):
+    assert metrics["total"] == n and len(predictions) == n
+    assert metrics["n_correct"] + metrics["n_miss"] + metrics["n_hallucination"] == n
+    assert abs(metrics["score"] - (metrics["accuracy"] - metrics["hallucination"])) < 1e-9
+    assert all(isinstance(p["prediction"], str) and p["prediction"] for p in predictions)
+    assert len({p["interaction_id"] for p in predictions}) == n
+    for name in ("summary.json", "report.md", "config.yaml", "verdicts.jsonl"):
+        assert (out / name).exists(), name
+
+
+def test_task1_on_the_bundled_sample(tmp_path):
+    metrics, predictions, out, _ = run_evaluation(tmp_path, "--limit", "2", "--batch-size", "2")
+    check_outputs(metrics, predictions, out, 2)
+    assert {p["source"] for p in predictions} <= {"web", "public", "fallback"}
+    assert "| movie |" in (out / "report.md").read_text()
+
+
+def test_task2_starts_the_bundled_mock_api(tmp_path):
+    metrics, predictions, out, proc = run_evaluation(tmp_path, "--task", "2", "--limit", "2", "--batch-size", "2")
+    check_outputs(metrics, predictions, out, 2)
+    assert "mock KG API" in proc.stderr  # the run says it started (and later stopped) the local server
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not DEV_DATA.exists(), reason="real CRAG dev data not present")
+def test_real_dev_data_with_the_grader_tokenizer(tmp_path):
+    metrics, predictions, out, _ = run_evaluation(tmp_path, "--data", str(DEV_DATA), "--tokenizer", str(TOKENIZER))
+    check_outputs(metrics, predictions, out, 10)
+
+
+@pytest.mark.slow
+def test_whole_sample_task1(tmp_path):
+    metrics, predictions, out, _ = run_evaluation(tmp_path, timeout=1200)
+    check_outputs(metrics, predictions, out, 20)
