@@ -29,6 +29,9 @@ from models.web import Embedder, WebRetriever, format_context
 
 log = logging.getLogger(__name__)
 
+# Answers are one line; a blank line or a self-made next question means the model is rambling (saves time).
+_ANSWER_STOPS = ("\n\n", " Question:")
+
 
 @dataclass
 class _State:
@@ -185,7 +188,8 @@ class Pipeline:
                 continue
             messages = template.render(context=context, query=state.query.text,
                                        query_time=state.query.query_time, token_limit=p.answer_word_limit)
-            requests.append(GenerationRequest(messages, adapter=adapter, max_new_tokens=p.answer_max_new_tokens))
+            requests.append(GenerationRequest(messages, adapter=adapter, max_new_tokens=p.answer_max_new_tokens,
+                                              stop=_ANSWER_STOPS))
             targets.append(state)
         outputs = self.generator.generate(requests, deadline=deadline) if requests else []
         for state, raw in zip(targets, outputs):

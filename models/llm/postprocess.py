@@ -33,6 +33,8 @@ _IDK = re.compile(
     r"|\b(?:no|not enough|insufficient)\s+(?:relevant\s+)?(?:information|data|context)\b"
     r"|\bi\s+have\s+no\s+(?:idea|information)\b",
     re.IGNORECASE)
+# A small model that keeps going after its answer echoes the prompt's pattern ("... Question: ... Answer: ...").
+_CONTINUATION = re.compile(r"\s(?:Question|Query|Context)\s*:")  # capitalised: a label, not prose
 _INVALID = re.compile(r"\binvalid\s+question\b|\bfalse\s+(?:premise|preposition|assumption)s?\b", re.IGNORECASE)
 
 
@@ -68,12 +70,21 @@ def _strip_artefacts(text: str) -> str:
     # labels are removed ("<|start_header_id|>assistant<|end_header_id|>\n\nCanberra<|eot_id|>user ...").
     text = text.translate(_APOSTROPHES)
     for segment in _CONTROL.split(text):
-        segment = " ".join(_strip_labels(segment).split())
+        segment = _first_paragraph(_strip_labels(segment))
         if len(segment) >= 2 and segment[0] == segment[-1] and segment[0] in "\"'`":
             segment = segment[1:-1].strip()
         if segment:
             return segment
     return ""
+
+
+def _first_paragraph(text: str) -> str:
+    """The first paragraph, cut where the model starts echoing the prompt; whitespace collapsed.
+
+    The prompts ask for a one-line answer; after a blank line, or once the model writes a made-up
+    "Question: ..." of its own, it is rambling on, not answering (a list wrapped over lines is kept)."""
+    paragraph = re.split(r"\n\s*\n", text.strip(), maxsplit=1)[0]
+    return " ".join(_CONTINUATION.split(" " + paragraph, maxsplit=1)[0].split())
 
 
 def _strip_labels(text: str) -> str:

@@ -17,7 +17,10 @@ CASES = [
     ("<|im_start|>assistant\n182.63<|im_end|>", "182.63"),
     ("\"the matrix\"", "the matrix"),
     ("France, Germany,\n  Italy, Austria and Liechtenstein", "France, Germany, Italy, Austria and Liechtenstein"),
-    ("Answer Me", "Answer Me"),  # a title that starts with a label word is not a label
+    ("Answer Me", "Answer Me"),
+    ("The Matrix (1999) Question: which movie came out earlier? Answer: The Matrix", "The Matrix (1999)"),
+    ("Canberra\n\nAustralia's capital was chosen in 1908 as a compromise.", "Canberra"),
+    ("Answer: Canberra\nQuery: what is the capital of France?", "Canberra"),  # a title that starts with a label word is not a label
     ("a-ha", "a-ha"),
     # every phrasing of "I don't know"
     ("i don't know", IDK),
