@@ -33,9 +33,6 @@ class Example:
     domain: str
     program: str  # canonical form
 
-    def render(self) -> str:
-        return f"Query: {self.query}\nQuery time: {self.query_time}\nAPI:\n{self.program}"
-
 
 class ExamplePool:
     """Args:

@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```\s*$")
 _LABEL = re.compile(r"^\s*(api|answer|program)\s*:\s*", re.IGNORECASE)
 _STOP = ("\n\n", "\nQuery:", "Query:")
+_TURN_PROMPT = "kg_api_turn"
 
 
 class KGPathway:
@@ -70,8 +71,18 @@ class KGPathway:
         if domain not in DOMAINS:
             return None
         examples = self.pool.select(query.text, domain, self.config.icl_k)
-        messages = self.prompts.get(_prompt_name(domain)).render(
-            examples="\n\n".join(e.render() for e in examples), query=query.text, query_time=query.query_time)
+        system, intro = self.prompts.get(_prompt_name(domain)).render(query_time=query.query_time)
+        turn = self.prompts.get(_TURN_PROMPT)
+        # The instructions open the first user turn; each example is a user turn answered by an assistant
+        # turn holding its program; the real query is the last user turn (few-shot as a conversation).
+        turns = [(e.query, e.query_time, e.program) for e in examples] + [(query.text, query.query_time, None)]
+        messages = [system]
+        for i, (asked, asked_time, program) in enumerate(turns):
+            ask = turn.render(query=asked, query_time=asked_time)[-1]["content"]
+            messages.append({"role": "user", "content": f"{intro['content']}\n\n{ask}" if i == 0 else ask})
+            if program is not None:
+                messages.append({"role": "assistant", "content": program})
+        messages = tuple(messages)
         return GenerationRequest(messages, adapter=self.config.api_adapter,
                                  max_new_tokens=self.config.api_max_new_tokens, stop=_STOP,
                                  constraint=self.constraint(domain) if self.config.constrained else None)

@@ -27,15 +27,17 @@ def pathway(fake):
     return KGPathway(KGConfig(api_adapter="api_generation", icl_k=3), fake, embedder=BagOfWords())
 
 
-def test_api_request_renders_the_domain_prompt_with_similar_examples(pathway):
+def test_api_request_renders_the_domain_prompt_with_similar_examples_as_chat_turns(pathway):
     request = pathway.api_request(QUERY, "open")
-    system, user = request.messages
+    system, first, *examples, last = request.messages
     assert system["role"] == "system" and "Now is 03/01/2024, 10:00:00 PT" in system["content"]
-    assert user["content"].endswith("Query: what is the capital of australia?\n"
-                                    "Query time: 03/01/2024, 10:00:00 PT\nAPI:")
-    examples = user["content"].split("Here are some examples:")[1]
-    assert examples.count("Query:") == 3 + 1
-    assert 'get_open("australia")["capital"]' in examples  # the most similar example is chosen
+    assert first["role"] == "user" and first["content"].startswith("You are given a general-knowledge query")
+    assert first["content"].endswith("\nAPI:")  # the instructions open the first example's turn
+    assert [m["role"] for m in examples] == ["assistant", "user", "assistant", "user", "assistant"]
+    assert last == {"role": "user", "content": "Query: what is the capital of australia?\n"
+                                               "Query time: 03/01/2024, 10:00:00 PT\nAPI:"}
+    programs = [m["content"] for m in examples if m["role"] == "assistant"]
+    assert 'get_open("new zealand")["capital"]' in programs  # a similar example is among those chosen
     assert request.adapter == "api_generation" and request.max_new_tokens == 96 and "\n\n" in request.stop
 
 

@@ -59,8 +59,8 @@ def _mixed_batch():
 
 @pytest.fixture(scope="module")
 def mixed(generator):
-    """One batch: two grammar rows, a free row and a prefix-checked row (no grammar), and the number of
-    `model.generate` calls it took."""
+    """One batch: two grammar rows, a free row and a prefix-checked row (no grammar); with the logits
+    processors of every `model.generate` call it took."""
     calls = []
     original = generator.model.generate
 
@@ -143,20 +143,35 @@ def test_without_llguidance_grammars_fall_back_to_prefix_checks(generator, monke
     assert fallback.constraints == [grammar_row, predicate_row, None]
 
 
-# one sample question per domain (data/sample/crag_sample.jsonl) whose program the model finishes
+# sample questions (data/sample/crag_sample.jsonl); with one in-context example the model finishes each
+# program well inside the token cap, so "compiles" is about the grammar, not about a cut
 KG_QUESTIONS = {
     "finance": "what was the closing price of aapl on 2024-02-27?",
-    "sports": "how many points did the golden state warriors score on 2022-10-18?",
     "open": "what is the capital of australia?",
+}
+KG_QUESTIONS_SLOW = {  # longer prompts: together with the above, every domain
+    "sports": "how many points did the golden state warriors score on 2022-10-18?",
+    "movie": "when was the movie inception released?",
+    "music": "in what year was the song bohemian rhapsody released?",
 }
 
 
-@pytest.mark.parametrize("icl_k", [1])
-def test_kg_programs_compile_in_every_domain(generator, icl_k):
+def _assert_kg_programs_compile(generator, questions: dict[str, str]) -> None:
     config = load_config("cpu").kg
-    pathway = KGPathway(replace(config, icl_k=icl_k, api_max_new_tokens=40), client=None)
+    pathway = KGPathway(replace(config, icl_k=1, api_max_new_tokens=40), client=None)
     requests = [pathway.api_request(Query(f"q{i}", text, "03/01/2024, 10:00:00 PT", ()), domain)
-                for i, (domain, text) in enumerate(KG_QUESTIONS.items())]
+                for i, (domain, text) in enumerate(questions.items())]
+    assert all(r.constraint.grammar for r in requests)  # the exact path, not the prefix fallback
     programs = generator.generate(requests)
-    for (domain, _), program in zip(KG_QUESTIONS.items(), programs):
-        compile_program(clean_program(program), domain)  # raises on a program that does not compile
+    for (domain, _), program in zip(questions.items(), programs):
+        assert program, f"no program for {domain}"
+        compile_program(clean_program(program), domain)  # raises KGError on a program that does not compile
+
+
+def test_kg_programs_compile(generator):
+    _assert_kg_programs_compile(generator, KG_QUESTIONS)
+
+
+@pytest.mark.slow
+def test_kg_programs_compile_in_the_other_domains(generator):
+    _assert_kg_programs_compile(generator, KG_QUESTIONS_SLOW)
