@@ -93,6 +93,7 @@ def test_a_failing_embedder_falls_back_to_the_pool_order():
     assert [e.program for e in ExamplePool(EXAMPLES, Broken()).select("x", "movie", 1)] == ["c"]
 
 
+@pytest.mark.parametrize("domain", DOMAINS)
 def test_each_prompt_teaches_exactly_its_domains_functions(domain):
     text = (POOL_PATH.parents[2] / "prompts" / f"kg_api_{domain}.txt").read_text(encoding="utf-8")
     named = set(re.findall(r"\b(get_[a-z_]+)\(", text))
