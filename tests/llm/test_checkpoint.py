@@ -4,6 +4,7 @@ The conversion itself is exercised for real by every test that loads the model (
 `model_folder`); here transformers' loaders are replaced by fakes so the race and the error paths are fast.
 """
 import json
+import sys
 import threading
 import time
 from types import SimpleNamespace
@@ -49,8 +50,11 @@ class _FakeTokenizer(_FakePretrained):
 @pytest.fixture()
 def fake_transformers(monkeypatch):
     _FakePretrained.loads = 0
-    monkeypatch.setattr(transformers, "AutoModelForCausalLM", _FakePretrained)
-    monkeypatch.setattr(transformers, "AutoTokenizer", _FakeTokenizer)
+    # The module object in sys.modules now, not the one imported when this file was collected: loading a real
+    # model earlier in the session can leave transformers' lazy module replaced in sys.modules.
+    module = sys.modules["transformers"]
+    monkeypatch.setattr(module, "AutoModelForCausalLM", _FakePretrained)
+    monkeypatch.setattr(module, "AutoTokenizer", _FakeTokenizer)
 
 
 def test_a_folder_is_used_as_it_is(tmp_path):
