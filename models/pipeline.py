@@ -58,7 +58,7 @@ class Pipeline:
         self.prompts = prompts or PromptLibrary()
         self.grader_trim = grader_trim
         self._task = config.pipeline.task or 1  # the task of the batch being answered (see task_for)
-        self.stage_seconds: dict[str, float] = {}  # wall time per stage of the last batch (for reports)
+        self.stage_seconds: dict[str, float] = {}  # wall time per stage of the last batch (logged; for profiling)
         # Fail at start-up, not mid-batch, on a prompt or adapter the profile names but cannot serve.
         for name in (config.pipeline.answer_prompt, config.pipeline.kg_answer_prompt):
             self.prompts.get(name)
@@ -141,7 +141,7 @@ class Pipeline:
             # db3 (Task 1): Oscar/Grammy/finance-statistics questions answered from the public facts alone by
             # the base model; accepted unless it abstains, otherwise the facts still join the web context.
             shortcut = [s for s in states if s.public_facts and self.public_data.is_shortcut_domain(s.query, s.domain)]
-            chunks = {id(s): [Chunk(f, "public", "public") for f in s.public_facts] for s in shortcut}
+            chunks = {id(s): _fact_chunks(s.public_facts, "public") for s in shortcut}
             for state, text in self._answer(shortcut, chunks, self.config.pipeline.answer_prompt, None, deadline):
                 if not is_idk(text) and text != INVALID:
                     state.answer = Answer(text, "public", state.domain, {"public_facts": len(state.public_facts)})
@@ -158,7 +158,7 @@ class Pipeline:
             state.kg_facts = self.kg.evidence(state.query, state.domain, program, deadline=deadline)
             if state.kg_facts:
                 answerable.append(state)
-        chunks = {id(s): [Chunk(f, "kg", "kg") for f in s.kg_facts] for s in answerable}
+        chunks = {id(s): _fact_chunks(s.kg_facts, "kg") for s in answerable}
         p = self.config.pipeline
         for state, text in self._answer(answerable, chunks, p.kg_answer_prompt, p.kg_answer_adapter, deadline):
             if not is_idk(text):  # db3: a KG answer that is not "i don't know" wins over the web
@@ -169,8 +169,7 @@ class Pipeline:
         retrieved = self.web.retrieve([s.query for s in states], task=self._task)
         chunks = {}
         for state, web_chunks in zip(states, retrieved):
-            public = [Chunk(f, "public", "public") for f in state.public_facts]
-            chunks[id(state)] = public + list(web_chunks)
+            chunks[id(state)] = _fact_chunks(state.public_facts, "public") + list(web_chunks)
         p = self.config.pipeline
         for state, text in self._answer(states, chunks, p.answer_prompt, p.answer_adapter, deadline):
             state.answer = Answer(text, "web", state.domain, {"chunks": len(chunks[id(state)])})
@@ -199,3 +198,8 @@ class Pipeline:
 def _kg_expected(task: int) -> bool:
     """Whether to build the KG pathway: Tasks 2/3, or auto-detect with a mock API URL in the environment."""
     return task in (2, 3) or (task == 0 and bool(os.environ.get("CRAG_MOCK_API_URL")))
+
+
+def _fact_chunks(facts: Sequence[str], pathway: str) -> list[Chunk]:
+    """Verbalised facts of the KG or public-data pathway as context chunks (they go before web chunks)."""
+    return [Chunk(fact, pathway, pathway) for fact in facts]

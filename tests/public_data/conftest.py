@@ -10,12 +10,8 @@ from models.public_data import PublicStore, build_database  # noqa: E402
 
 
 @pytest.fixture(scope="session")
-def embedder():
-    from models.config import load_config
-    from models.web.embedder import Embedder
-
-    config = load_config("cpu")
-    return Embedder.from_config(config.web.embedder, config.models_dir)
+def embedder(cpu_embedder):
+    return cpu_embedder
 
 
 @pytest.fixture(scope="session")

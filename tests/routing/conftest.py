@@ -22,12 +22,8 @@ class CachingEmbedder:
 
 
 @pytest.fixture(scope="session")
-def embedder():
-    from models.config import load_config
-    from models.web.embedder import Embedder
-
-    config = load_config("cpu")
-    return CachingEmbedder(Embedder.from_config(config.web.embedder, config.models_dir))
+def embedder(cpu_embedder):
+    return CachingEmbedder(cpu_embedder)
 
 
 class HashEmbedder:

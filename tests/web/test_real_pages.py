@@ -6,7 +6,7 @@ import pytest
 from models.config import load_config
 from models.data import load_examples
 from models.types import Query, SearchResult
-from models.web import Embedder, WebRetriever, format_context
+from models.web import WebRetriever, format_context
 
 DEV_DATA = Path("/work/shared/crag/dev_data.jsonl.bz2")
 EXPECTED = {  # interaction_id prefix -> a gold-answer string that must reach the LLM's context
@@ -29,10 +29,9 @@ def questions():
 
 
 @pytest.fixture(scope="module")
-def retriever(minilm_path):
+def retriever(minilm_path, cpu_embedder):
     config = load_config("cpu")
-    return WebRetriever.from_config(config.web, config.models_dir,
-                                    embedder=Embedder.from_config(config.web.embedder, config.models_dir))
+    return WebRetriever.from_config(config.web, config.models_dir, embedder=cpu_embedder)
 
 
 def test_gold_answers_reach_the_context(questions, retriever, words):
