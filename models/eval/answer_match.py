@@ -50,6 +50,9 @@ UNITS = {"m": "m", "meter": "m", "meters": "m", "metre": "m", "metres": "m", "km
          "kg": "kg", "kilograms": "kg", "lb": "lb", "lbs": "lb", "pounds": "lb", "c": "c", "celsius": "c",
          "f": "f", "fahrenheit": "f", "years": "y", "year": "y", "months": "mo", "days": "d", "hours": "h",
          "minutes": "min", "seconds": "s", "usd": "$", "dollars": "$", "eur": "€", "euros": "€", "gbp": "£"}
+LANGUAGE_CODES = {"en": "english", "fr": "french", "de": "german", "es": "spanish", "it": "italian",
+                  "ja": "japanese", "zh": "chinese", "ko": "korean", "ru": "russian", "pt": "portuguese",
+                  "hi": "hindi", "sv": "swedish", "da": "danish", "nl": "dutch", "cn": "chinese"}
 MAX_LIST_ITEM_WORDS = 5  # longer "items" are clauses of a sentence, not members of a list
 MAX_CONTAINING_WORDS = 25
 MAX_ENTITY_WORDS = 6  # longer golds are sentences: sharing no word says less about them  # a longer prediction "containing" the gold is a different, riskier thing
@@ -68,6 +71,7 @@ UNDECIDED = Match(None, "undecided")
 
 def match_answer(query: str, gold: str, prediction: str) -> Match:
     """The verdict for one (question, gold answer, prediction); see the module docstring."""
+    gold = LANGUAGE_CODES.get(normalize_text(gold), gold)  # the movie KG's original_language is a code
     if not words(prediction):
         return Match(0, "empty prediction")
     if normalize_text(prediction) == normalize_text(gold):
@@ -298,7 +302,7 @@ def _comparison(query: str, gold: str, prediction: str) -> Match | None:
     other = options[1 - options.index(normalize_text(gold))]
     has_gold, has_other = contains_phrase(prediction, gold), contains_phrase(prediction, other)
     text = " ".join(words(prediction))
-    if has_gold and has_other and f"not {other}" in text and f"not {normalize_text(gold)}" not in text:
+    if has_gold and has_other and _ruled_out(other, text) and not _ruled_out(normalize_text(gold), text):
         return Match(1, f"the gold option, ruling out {other!r}")
     if NEGATION.search(clean(prediction)):
         return Match(None, "a negation in a comparison answer")
@@ -311,7 +315,14 @@ def _comparison(query: str, gold: str, prediction: str) -> Match | None:
         return Match(None, "names both options")
     if has_other:
         return Match(0, f"names the other option ({other!r})")
+    said, gold_words, other_words = _content(prediction), _content(gold), _content(other)
+    if said and said <= gold_words - other_words and len(words(prediction)) <= 4:
+        return Match(1, "a short form of the gold option")  # "universal" for "universal pictures"
     return None
+
+
+def _ruled_out(option: str, text: str) -> bool:
+    return re.search(rf"\bnot (?:the )?{re.escape(option)}\b", text) is not None
 
 
 def _entity(query: str, gold: str, prediction: str) -> Match | None:
@@ -347,12 +358,16 @@ def _partial_name(query: str, gold: str, prediction: str) -> Match | None:
 
 
 def _sentence_numbers(query: str, gold: str, prediction: str) -> Match | None:
-    """A long gold sentence that states figures, and a prediction whose figures are none of them."""
+    """A long gold sentence that states figures: a prediction whose figures are none of them is wrong; one
+    that states all of them in the gold's own words ("i-878 in new york, 3,696 feet") is right."""
     expected = find_numbers(gold, keep_dates=True)
     asked = {n.value for n in find_numbers(query, keep_dates=True)}
     stated = [n for n in find_numbers(prediction, keep_dates=True) if n.value not in asked]
     if not expected or not stated:
         return None
+    if _content(prediction) <= _content(gold) | _content(query) and not CONTRAST.search(clean(prediction)) and \
+            all(any(same_number(g, n) for n in stated) for g in expected if g.value not in asked):
+        return Match(1, "the gold's figures in the gold's own words")
     if any(same_number(gold_number, n) is not False for gold_number in expected for n in stated):
         return None
     return Match(0, f"states {_show_number(stated[0])}, a figure the gold does not have")
