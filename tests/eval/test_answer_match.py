@@ -126,7 +126,9 @@ def test_comparison_options(gold, prediction, expected):
     ("who directed it?", "bong joon ho", "Bong Joon-ho", 1),
     ("who directed it?", "bong joon ho", "Parasite", 0),
     ("which countries border portugal?", "spain", "Spain and France", 0),
-    ("what language is it in?", "en", "English", None),  # a code shares no word, but is no name to compare
+    ("what language is it in?", "en", "English", 1),  # the movie KG's language codes
+    ("what language is it in?", "en", "French", 0),
+    ("what language is it in?", "xx", "French", None),  # an unknown two-letter code is no name to compare
     ("where was he born?", "united kingdom", "UK", None),  # an acronym of the gold
 ])
 def test_entities(query, gold, prediction, expected):
