@@ -2,7 +2,7 @@
 
 One row per (question, gold answers, prediction) with a human label, `correct` or `incorrect`, a one-line
 reason, and where it came from (`source`: sample, dev, task2, task3 or hard; `origin`: a real run of this
-package or a written variant). Each row is scored as `local_evaluation.py` scores a prediction (the V3
+package or a written variant; `heldout`: written after the judge's rules were frozen, reported apart). Each row is scored as `local_evaluation.py` scores a prediction (the V3
 exact and invalid rules, then the judge), with no trim (the rows are short), and compared with its label:
 - agreement: the share of decided rows (not unjudged) whose outcome is the label;
 - undecided: the share of all rows left unjudged;
@@ -39,6 +39,7 @@ class LabelledRow:
     prediction: str
     label: str
     reason: str
+    heldout: bool = False  # written after the judge's rules were frozen, to measure it on unseen rows
 
 
 def load_labels(path: str | Path = LABELS_PATH) -> list[LabelledRow]:
@@ -54,7 +55,8 @@ def load_labels(path: str | Path = LABELS_PATH) -> list[LabelledRow]:
         try:
             data = json.loads(line)
             row = LabelledRow(data["source"], data["origin"], data["query"], data["gold"],
-                              tuple(data.get("alt_ans") or ()), data["prediction"], data["label"], data["reason"])
+                              tuple(data.get("alt_ans") or ()), data["prediction"], data["label"], data["reason"],
+                              bool(data.get("heldout", False)))
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"{path}:{number}: not a labelled row: {exc}") from exc
         problems = [f"{name} {value!r} not one of {allowed}" for name, value, allowed in (
@@ -105,6 +107,10 @@ class Agreement:
     def disagreements(self) -> list[tuple[LabelledRow, Verdict]]:
         return [(row, v) for row, v in zip(self.rows, self.verdicts)
                 if verdict_label(v) not in (UNJUDGED, row.label)]
+
+    def heldout(self) -> "Agreement":
+        idx = [i for i, row in enumerate(self.rows) if row.heldout]
+        return Agreement([self.rows[i] for i in idx], [self.verdicts[i] for i in idx])
 
     def by_source(self) -> dict[str, "Agreement"]:
         groups: dict[str, list[int]] = {}
