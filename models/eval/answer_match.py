@@ -217,6 +217,9 @@ def _number(query: str, gold: str, prediction: str) -> Match | None:
         return Match(1, f"the gold number ({_show_number(expected)}) first, other figures as detail")
     if matches or any(same is None for _, same in verdicts):
         return Match(None, "the gold number among others, or too coarse to tell")
+    members = split_list(remove_dates(text))
+    if len(members) > 1 and all(re.fullmatch(r"[\d.,]+", m) for m in members) and "how many" in clean(query):
+        return Match(None, "an enumeration for a count")  # "19, 21, 25 and 30" are four album titles
     return Match(0, f"a different number ({_show_number(stated[0])}, gold {_show_number(expected)})")
 
 
@@ -354,6 +357,9 @@ def _partial_name(query: str, gold: str, prediction: str) -> Match | None:
     foreign = [t for t in said if t not in gold_tokens and t not in _content(query) and t not in STOPWORDS]
     if gold_tokens[-1] not in said and foreign:
         return Match(0, f"another name ({' '.join(said)!r}) sharing only part of the gold")
+    if len(said) == len(gold_tokens) > 1 and said[-1] == gold_tokens[-1] and any(
+            not (s.startswith(g) or g.startswith(s)) for s, g in zip(said[:-1], gold_tokens[:-1])):
+        return Match(0, f"another person with the gold's last name ({' '.join(said)!r})")
     return None
 
 
@@ -393,10 +399,14 @@ def _containing(query: str, gold: str, prediction: str, text: str) -> Match:
 
 
 def _appositive(gold: str, text: str) -> bool:
-    """"Ottawa, Ontario", "Salesforce (CRM)": the answer opens with the gold, and what follows is a short
-    description in brackets or after a comma, without figures (a wrong year in brackets is a wrong answer)."""
+    """"Ottawa, Ontario", "Salesforce (CRM)", "Kilimanjaro in Tanzania": the answer opens with the gold, and
+    what follows is a short description in brackets, after a comma or a short "in <place>", without figures
+    (a wrong year in brackets is a wrong answer)."""
     found = re.match(r"(?:the\s+)?" + r"[\W_]+".join(map(re.escape, normalize_text(gold).split())) + r"\b(.*)$", text)
     if found is None:
         return False
     rest = found.group(1).strip(" .")
-    return bool(re.match(r"[(,]", rest)) and not re.search(r"\d", rest) and len(words(rest)) <= 6
+    if re.search(r"\d", rest) or NEGATION.search(rest) or CONTRAST.search(rest):
+        return False
+    return bool(re.match(r"[(,]", rest)) and len(words(rest)) <= 6 or \
+        bool(re.fullmatch(r"in [a-z][a-z .'-]*", rest)) and len(words(rest)) <= 3  # "kilimanjaro in tanzania"

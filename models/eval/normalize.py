@@ -152,15 +152,18 @@ def parse_number(text: str) -> Number | None:
 
 
 def same_number(gold: Number, prediction: Number) -> bool | None:
-    """True: equal at the gold's precision, or a scale-word rounding within 0.5 % ("102 million" for
-    101,756,123); False: different at the prediction's own precision; None: a coarser figure that rounds to
+    """True: equal at the gold's precision, or a scale-word rounding to three significant digits within
+    0.5 % ("102 million" for 101,756,123); False: different at the prediction's own precision; None: a coarser figure that rounds to
     the gold (183 for 182.63): V3's "almost exactly" cannot be told apart from a wrong figure here."""
     if abs(gold.value - prediction.value) <= gold.step / 2 + 1e-9:
         return True
     coarse = prediction.step
     if coarse > gold.step and abs(gold.value - prediction.value) <= coarse / 2 + 1e-9:
         relative = abs(gold.value - prediction.value) / max(abs(gold.value), 1e-9)
-        return True if relative <= 0.005 and coarse >= 1000 else None  # "388 thousand" for 387,758
+        # "388 thousand" for 387,758, "102 million" for 101,756,123 (V3's own example): a scale word and
+        # three significant digits; "$61 billion" for $60.9 billion drops a digit the gold has
+        significant = len(f"{abs(prediction.value) / coarse:.0f}")
+        return True if relative <= 0.005 and coarse >= 1000 and significant >= 3 else None
     return False
 
 
@@ -207,5 +210,5 @@ def parse_date(text: str) -> Date | None:
 
 def split_list(text: str) -> list[str]:
     """The items of an enumeration: split on commas, semicolons, "and" and "&"; empty items dropped."""
-    parts = re.split(r"\s*(?:,|;|\band\b|&)\s*", clean(text))
+    parts = re.split(r"\s*(?:,(?!\d{3}\b)|;|\band\b|&)\s*", clean(text))  # not the comma of 1,234
     return [p.strip(" .") for p in parts if p.strip(" .")]
