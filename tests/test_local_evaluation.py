@@ -104,6 +104,17 @@ def test_full_run_prints_metrics_and_writes_every_file(data, tmp_path, stand_in,
     assert read_ids(out) == [f"id{i}" for i in range(6)]
 
 
+def test_rules_judge_keeps_the_official_rules_only_numbers(data, tmp_path, stand_in, capsys):
+    out = tmp_path / "out"
+    assert run(data, out, "--judge", "rules") == 0
+    metrics = json.loads(capsys.readouterr().out.strip())
+    assert (metrics["n_correct"], metrics["n_miss"], metrics["n_hallucination"]) == (3, 1, 2)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["judge"] == "rules" and summary["n_unjudged"] == 2
+    assert summary["decided_by"] == {"exact": 3, "unjudged": 2, "idk-rule": 1}
+    assert "Official V3 metrics (exact and invalid rules + judge: rules)" in (out / "report.md").read_text()
+
+
 def test_resume_after_a_crash_and_no_resume(data, tmp_path, stand_in, capsys):
     out = tmp_path / "out"
     stand_in.fail_on_batch = 2
@@ -132,6 +143,7 @@ def test_only_the_selected_questions_are_scored(data, tmp_path, stand_in):
     (["--profile", "no-such-profile"], "unknown profile"),
     (["--data", "/no/such/file.jsonl"], "data file not found"),
     (["--judge", "openai"], "--judge-url"),
+    (["--judge-fallback", "openai"], "--judge-url"),
 ])
 def test_setup_errors_exit_2_with_a_message(data, tmp_path, stand_in, capsys, monkeypatch, args, message):
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
