@@ -6,14 +6,16 @@ gold's answer and nothing that competes with it; "incorrect" when the prediction
 answer of the gold's kind; undecided otherwise (the caller asks an LLM judge or leaves it unjudged).
 
 Checks, in order (the first that applies decides):
-1. empty prediction; same text after normalisation; hedging ("maybe", "i think", "not sure": CRAG's V3
-   rubric scores an unsure answer 0);
+1. empty prediction; same text after normalisation; hedging ("maybe", "i think", "not sure", "either",
+   or "x or y" where the question offers no choice: CRAG's V3 rubric scores an unsure answer 0);
 2. the gold's kind: yes/no, a date (a bare year only when the question asks for a year or "when"),
    a match score ("3-1"), a number (with unit, currency, percentage, scale word or spelled out), a list
    (order-free, every member, no extra member);
 3. anything else is an entity: a comparison question's other option is wrong; the gold inside a
-   prediction that adds nothing beyond the question's words is right; a prediction sharing no content
-   word (nor acronym) with a short gold is wrong.
+   prediction that adds nothing beyond the question's words (or only a short description) is right; a
+   prediction sharing no content word (nor acronym) with a short gold is wrong, as is another person's
+   name sharing only part of it; the gold's last name(s) alone are right;
+4. a long gold sentence with figures: figures none of which are the gold's are wrong.
 """
 from __future__ import annotations
 
@@ -54,8 +56,8 @@ LANGUAGE_CODES = {"en": "english", "fr": "french", "de": "german", "es": "spanis
                   "ja": "japanese", "zh": "chinese", "ko": "korean", "ru": "russian", "pt": "portuguese",
                   "hi": "hindi", "sv": "swedish", "da": "danish", "nl": "dutch", "cn": "chinese"}
 MAX_LIST_ITEM_WORDS = 5  # longer "items" are clauses of a sentence, not members of a list
-MAX_CONTAINING_WORDS = 25
-MAX_ENTITY_WORDS = 6  # longer golds are sentences: sharing no word says less about them  # a longer prediction "containing" the gold is a different, riskier thing
+MAX_CONTAINING_WORDS = 25  # a longer prediction "containing" the gold is a different, riskier thing
+MAX_ENTITY_WORDS = 6  # longer golds are sentences: sharing no word says less about them
 
 
 @dataclass(frozen=True)
@@ -389,7 +391,8 @@ def _containing(query: str, gold: str, prediction: str, text: str) -> Match:
         return Match(None, "the gold with a negation or an alternative")
     members = re.split(r"\s+(?:and|&)\s+", text.strip(" ."))
     if len(members) == 2 and " and " not in clean(gold) and all(len(m.split()) <= 4 for m in members):
-        return Match(0, f"names another answer beside the gold ({members[1] if contains_phrase(members[0], gold) else members[0]!r})")
+        other = members[1] if contains_phrase(members[0], gold) else members[0]
+        return Match(0, f"names another answer beside the gold ({other!r})")
     if _appositive(gold, text):
         return Match(1, "the gold answer first, then a short description")
     extra = _content(prediction) - _content(gold) - _content(query)

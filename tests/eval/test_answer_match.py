@@ -142,4 +142,5 @@ def test_entities(query, gold, prediction, expected):
 
 
 def test_every_verdict_has_a_reason():
-    assert match_answer(INCEPTION, "2010-07-15", "16 July 2010").reason == "a different date (2010-07-16, gold 2010-07-15)"
+    verdict = match_answer(INCEPTION, "2010-07-15", "16 July 2010")
+    assert verdict.reason == "a different date (2010-07-16, gold 2010-07-15)"
