@@ -339,7 +339,9 @@ def _entity(query: str, gold: str, prediction: str) -> Match | None:
         return None
     if not gold_words & said:
         acronym = _acronym(gold)
-        if max(map(len, gold_words)) > 2 and (len(acronym) < 2 or acronym not in said):
+        abbreviated = len(acronym) > 1 and any(len(t) > 1 and (t.startswith(acronym) or acronym.startswith(t))
+                                               for t in said)  # "uk", "usa" for "united states"
+        if max(map(len, gold_words)) > 2 and not abbreviated:
             return Match(0, "shares no word with the gold answer")
         return None
     return _partial_name(query, gold, prediction)

@@ -136,6 +136,8 @@ def test_comparison_options(gold, prediction, expected):
     ("what language is it in?", "en", "French", 0),
     ("what language is it in?", "xx", "French", None),  # an unknown two-letter code is no name to compare
     ("where was he born?", "united kingdom", "UK", None),  # an acronym of the gold
+    ("where was he born?", "united states", "USA", None),
+    ("where was he born?", "united states", "Canada", 0),
 ])
 def test_entities(query, gold, prediction, expected):
     assert score(query, gold, prediction) == expected
