@@ -152,9 +152,9 @@ def test_tasks_2_and_3_start_the_mock_api_for_the_run(data, tmp_path, stand_in, 
         started.append((kg_dir, port))
         yield "http://127.0.0.1:8123"
 
-    fake = types.ModuleType("models.kg.mock_server")
+    fake = types.ModuleType("mock_api.server")
     fake.running_server = running_server
-    monkeypatch.setitem(sys.modules, "models.kg.mock_server", fake)
+    monkeypatch.setitem(sys.modules, "mock_api.server", fake)
     assert run(data, tmp_path / "t2", "--task", "2") == 0
     assert started == [(None, 0)] and stand_in.built[-1].mock_api_url == "http://127.0.0.1:8123"
     assert "CRAG_MOCK_API_URL" not in os.environ
