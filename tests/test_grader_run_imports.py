@@ -1,7 +1,7 @@
-"""What a grader run loads: `UserModel()` on the real CPU profile answers a Task-2 batch of one sample question (the KG pathway on,
-its mock API unreachable), in a fresh interpreter so no other test's imports count. The local mock server
-(`mock_api`, fastapi, uvicorn) and everything above `models/` must not be among the loaded modules: the
-grader's image does not need them."""
+"""What a grader run loads: `UserModel()` on the real CPU profile answers a Task-2 batch of one sample
+question (the KG pathway on, its mock API unreachable), in a fresh interpreter so no other test's imports
+count. The local mock server (`mock_api`, fastapi, uvicorn) and everything above `models/` must not be among
+the loaded modules: the grader's image does not need them."""
 import json
 import os
 import subprocess

@@ -1,8 +1,8 @@
 """The router that needs no LLM call: sentence embeddings + a linear scikit-learn classifier.
 
 ElectricSheep found an SVM on query embeddings more accurate and far cheaper than in-context
-classification; here the embedder is the one the web pathway already loaded, so routing costs one
-batched `encode` of the queries. Design decisions:
+classification; here the embedder is the shared one (`models.embedder`, loaded once for every pathway), so
+routing costs one batched `encode` of the queries. Design decisions:
 - The artefact is a joblib file holding the fitted estimator plus a *fingerprint* of the embedder it was
   trained on (the embedding of a fixed probe sentence). Loading it next to a different embedder (another
   profile, another model) would silently produce garbage, so a mismatch is detected and the classifier is
