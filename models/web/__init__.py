@@ -1,5 +1,5 @@
 """The web pathway (db3 §2.2/§3.1): HTML -> text and tables -> parent/child chunks -> recall -> rerank ->
-`<DOC>` context. The pipeline uses the three names below; the modules are readable on their own:
+`<DOC>` context. The pipeline uses the two names below; the modules are readable on their own:
 `extraction` -> `pages` -> `chunker` -> `lexical` / `reranker` -> `retriever` -> `context` (the embedder it
 reads with is the shared `models.embedder`)."""
 from models.web.context import format_context
