@@ -2,7 +2,6 @@
 import bz2
 import json
 import re
-from pathlib import Path
 
 import pytest
 

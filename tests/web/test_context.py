@@ -1,5 +1,4 @@
 """`<DOC>` context: format, order, token budget."""
-from pathlib import Path
 
 import pytest
 

@@ -1,5 +1,4 @@
 """The CPU profile's web pathway on real CRAG questions (the shared dev file; skipped without it)."""
-from pathlib import Path
 
 import pytest
 
