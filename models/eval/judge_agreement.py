@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from models.config import REPO_ROOT
+from models.paths import REPO_ROOT
 from models.eval.judge import Judge
 from models.eval.metrics import CORRECT, ScoreItem, Verdict, score_predictions
 
