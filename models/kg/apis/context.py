@@ -84,6 +84,11 @@ class CallContext:
             return []
         return self.matcher.pick(query, candidates, names, all_matches=self.all_matches)
 
+    def check_deadline(self) -> None:
+        """Raises KGLimitError once the batch deadline has passed (for local work between API calls)."""
+        if self.api.deadline is not None and self.api.deadline.expired():
+            raise KGLimitError("the batch deadline has passed")
+
     def time(self, expression: str) -> TimeSpan:
         """A time expression resolved against the query time (raises KGValueError if unknown)."""
         return resolve_time(expression, self.now)

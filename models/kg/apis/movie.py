@@ -202,7 +202,10 @@ def _movies_of_people(ctx: CallContext, person_name, id_field: str, table: str) 
                                                       lambda p: (p.get("name"),)) for n in names) if found]
     if len(people) < len(names):
         return [], [str(p.get("name")) for p in people]
-    shared = [i for i in people[0].get(id_field) or [] if all(i in (p.get(id_field) or []) for p in people[1:])]
+    others = [_id_set(p.get(id_field)) for p in people[1:]]  # sets: O(n + m), not a list scan per id
+    ctx.check_deadline()
+    shared = [i for i in _id_list(people[0].get(id_field)) if all(i in ids for ids in others)]
+    ctx.check_deadline()
     display = [str(p.get("name")) for p in people]
     rows = [_lazy_role_row(ctx, movie_id, people[0], table, " and ".join(display)) for movie_id in shared]
     return rows, display
@@ -227,6 +230,17 @@ def _lazy_role_row(ctx: CallContext, movie_id: int, person: dict, table: str, wh
     if table == "cast":
         return Row(fields, lambda f: f"{who} in {f['movie_name']}", "movie_name")
     return Row(fields, lambda f: f"{f['movie_name']} directed by {who}", "movie_name")
+
+
+def _id_list(ids: Any) -> list:
+    """A person's movie ids in order, without duplicates or unhashable junk."""
+    if not isinstance(ids, (list, tuple)):
+        return []
+    return list(dict.fromkeys(i for i in ids if isinstance(i, (int, str))))
+
+
+def _id_set(ids: Any) -> set:
+    return set(_id_list(ids))
 
 
 def _only_people(ctx: CallContext, rows: list[Row], person_name) -> list[Row]:
