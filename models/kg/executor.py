@@ -70,6 +70,7 @@ class StatementResult:
         consumed: a following sort(...) replaced this statement's output.
         conditions: the conditions the rows were filtered by (a call's condition arguments, a sort's
             conditions), so that facts can state the filter their numbers were computed under.
+        found: the entity the call names was found, so an empty result is evidence of absence.
     """
 
     statement: Statement
@@ -83,6 +84,7 @@ class StatementResult:
     error: str = ""
     consumed: bool = False
     conditions: tuple[Condition, ...] = ()
+    found: bool = True
     table: Table | None = field(default=None, repr=False, compare=False)  # rows before selectors, for sort
     output: tuple = field(default=(), repr=False, compare=False)  # final Rows or Values, for `*`
 
@@ -95,7 +97,8 @@ class ExecutionResult:
 
 
 def execute(program: Program, client, *, now: datetime | None = None, limits: Limits = Limits(),
-            matcher: EntityMatcher | None = None, deadline: Deadline | None = None) -> ExecutionResult:
+            matcher: EntityMatcher | None = None, deadline: Deadline | None = None,
+            question: str = "") -> ExecutionResult:
     """Runs every statement of a compiled program.
 
     Args:
@@ -105,6 +108,7 @@ def execute(program: Program, client, *, now: datetime | None = None, limits: Li
         limits: call and row bounds.
         matcher: entity matcher (default: text stages only).
         deadline: no API call starts after it.
+        question: the question's text (clues such as a year that picks between films of the same title).
 
     Raises:
         KGApiError: the API failed.
@@ -112,17 +116,19 @@ def execute(program: Program, client, *, now: datetime | None = None, limits: Li
     """
     if program.domain is None:
         raise KGValueError("execute() needs a program compiled for a domain (compile_program)")
-    return _Executor(program, client, now, limits, matcher or EntityMatcher(), deadline).run()
+    return _Executor(program, client, now, limits, matcher or EntityMatcher(), deadline, question).run()
 
 
 class _Executor:
-    def __init__(self, program: Program, client, now, limits: Limits, matcher: EntityMatcher, deadline):
+    def __init__(self, program: Program, client, now, limits: Limits, matcher: EntityMatcher, deadline,
+                 question: str = ""):
         self.program = program
         self.functions = functions(program.domain)
         self.now = now
         self.limits = limits
         self.api = BudgetedAPI(client, limits.max_calls, deadline)
         self.matcher = matcher
+        self.question = question
         self.stopped = ""
 
     def run(self) -> ExecutionResult:
@@ -157,7 +163,7 @@ class _Executor:
         if table.stopped:
             self.stopped = table.stopped
         result = self._select(statement, table.limit(self.limits.max_rows))
-        return replace(result, conditions=conditions)
+        return replace(result, conditions=conditions, found=table.found)
 
     def _sort(self, statement: Statement, previous: StatementResult | None) -> tuple[Table, tuple[Condition, ...]]:
         sort: Sort = statement.head
@@ -170,7 +176,7 @@ class _Executor:
     def _call(self, statement: Statement, previous: StatementResult | None) -> tuple[Table, tuple[Condition, ...]]:
         call: Call = statement.head
         function = self.functions[call.name]
-        ctx = CallContext(self.api, self.now, self.matcher, statement.all_matches)
+        ctx = CallContext(self.api, self.now, self.matcher, statement.all_matches, self.question)
         conditions = tuple(c for arg in call.args for c in _conditions(arg))
         stars = [i for i, arg in enumerate(call.args) if isinstance(arg, Star)]
         if not stars:
@@ -189,11 +195,11 @@ class _Executor:
                 self.stopped = str(exc)
                 break
         if not tables:
-            return Table((), f"{call.name} result for the previous line's output"), conditions
+            return Table((), f"{call.name} result for the previous line's output", found=False), conditions
         named = ", ".join(map(str, inputs[:3])) + (f" and {len(inputs) - 3} more" if len(inputs) > 3 else "")
         what = tables[0].what if len(tables) == 1 else f"results of {call.name} for {named}"
         merged = Table(tuple(r for t in tables for r in t.rows), what, notes=tuple(n for t in tables for n in t.notes),
-                       aliases=tables[0].aliases, equals=tables[0].equals)
+                       aliases=tables[0].aliases, equals=tables[0].equals, found=any(t.found for t in tables))
         return merged.where(conditions, self.now), conditions
 
     # ------------------------------------------------------------------ selectors

@@ -53,7 +53,7 @@ def get_stock_price(ctx: CallContext, company: str, time: str, end_time: str | N
     found = _fetch(ctx, company, "finance_get_price_history")
     what = f"daily prices of {found[1] if found else repr(company)} for {span.describe()}"
     if found is None:
-        return Table((), what)
+        return Table((), what, found=False)
     ticker, label, history = found
     days = sorted((day, bar) for day, bar in ((parse_date(k), v) for k, v in history.items())
                   if day and isinstance(bar, dict))
@@ -73,8 +73,10 @@ def get_stock_dividend(ctx: CallContext, company: str, condition=()) -> Table:
     """get_stock_dividend(company, condition)[key]: one row per dividend with date and dividend (per share),
     oldest first; filter with e.g. [ge(date, "2024-01-01"), le(date, "2024-03-31")]."""
     found = _fetch(ctx, company, "finance_get_dividends_history")
-    if found is None:
-        return Table((), f"dividends of {company!r}")
+    if found is None:  # no dividend history: a company the KG knows (it has prices) has paid none
+        known = _fetch(ctx, company, "finance_get_price_history")
+        label = known[1] if known else repr(company)
+        return Table((), f"dividends of {label}", found=known is not None)
     ticker, label, history = found
     dated = sorted((day, amount) for day, amount in ((parse_date(k), v) for k, v in history.items()) if day)
     rows = tuple(Row({"ticker": ticker, "date": day.isoformat(), "dividend": amount}, f"{ticker} on {day.isoformat()}",
@@ -106,7 +108,7 @@ def get_stock_info(ctx: CallContext, company: str) -> Table:
     dividendYield, trailingPE, previousClose, fiftyTwoWeekHigh, ... (yfinance names)."""
     found = _fetch(ctx, company, "finance_get_info")
     if found is None or not isinstance(found[2], dict):
-        return Table((), f"company profile of {company!r}")
+        return Table((), f"company profile of {company!r}", found=False)
     ticker, label, info = found
     return Table((Row(dict(info), label, "symbol"),), f"company profile of {label}", aliases=_INFO_ALIASES)
 
@@ -136,7 +138,7 @@ def _fetch(ctx: CallContext, company: str, method: str) -> tuple[str, str, Any] 
 def _metric(ctx: CallContext, company: str, method: str, field: str) -> Table:
     found = _fetch(ctx, company, method)
     if found is None:
-        return Table((), f"{field} of {company!r}")
+        return Table((), f"{field} of {company!r}", found=False)
     ticker, label, value = found
     return Table((Row({"ticker": ticker, field: value}, label, "ticker"),), f"{field} of {label}",
                  aliases=_METRIC_ALIASES)
@@ -164,7 +166,7 @@ def _minute_bars(ctx: CallContext, ticker: str) -> list[tuple[datetime, dict]]:
 def _latest_price(ctx: CallContext, company: str) -> Table:
     found = _fetch(ctx, company, "finance_get_detailed_price_history")
     if found is None:
-        return Table((), f"latest price of {company!r}")
+        return Table((), f"latest price of {company!r}", found=False)
     ticker, label = found[0], found[1]
     bars = _minute_bars(ctx, ticker)  # cached: the same call as _fetch made
     cutoff = ctx.now + _EASTERN_MINUS_PACIFIC if ctx.now else None

@@ -55,9 +55,10 @@ _GENDERS = {"male": "male", "man": "male", "actor": "male", "m": "male", "2": "m
 def get_movie(ctx: CallContext, movie_name: str, condition: tuple[Condition, ...] = ()) -> Table:
     """get_movie(movie_name, condition)[key]: title, release_date, year, original_title, original_language,
     budget, revenue, rating, length, genres, directors."""
-    movies = ctx.pick(movie_name, ctx.api.call("movie_get_movie_info", movie_name), _movie_names)
+    movies = ctx.pick(movie_name, ctx.api.call("movie_get_movie_info", movie_name), _movie_names,
+                      _year_clue(ctx, condition))
     rows = [Row(_movie_fields(m), _movie_title(m), "title") for m in movies]
-    return Table(tuple(rows), f"movie matching {movie_name!r}", aliases=_MOVIE_ALIASES)
+    return Table(tuple(rows), f"movie matching {movie_name!r}", aliases=_MOVIE_ALIASES, found=bool(rows))
 
 
 @kg_function("movie", Param("person_name", TEXT), Param("condition", CONDITIONS, required=False), searches=True)
@@ -65,7 +66,8 @@ def get_person(ctx: CallContext, person_name: str, condition: tuple[Condition, .
     """get_person(person_name, condition)[key]: name, birthday, age, acted_movie_count, directed_movie_count,
     oscar_nominations, oscar_wins."""
     rows = []
-    for person in _people(ctx, person_name):
+    people = _people(ctx, person_name)
+    for person in people:
         awards = [a for a in person.get("oscar_awards") or [] if isinstance(a, dict)]
         fields = {"name": person.get("name"), "birthday": person.get("birthday"),
                   "age": _age(person.get("birthday"), ctx),
@@ -73,7 +75,7 @@ def get_person(ctx: CallContext, person_name: str, condition: tuple[Condition, .
                   "directed_movie_count": len(person.get("directed_movies") or []),
                   "oscar_nominations": len(awards), "oscar_wins": sum(bool(a.get("winner")) for a in awards)}
         rows.append(Row(fields, str(person.get("name")), "name"))
-    return Table(tuple(rows), f"person matching {person_name!r}", aliases=_PERSON_ALIASES)
+    return Table(tuple(rows), f"person matching {person_name!r}", aliases=_PERSON_ALIASES, found=bool(people))
 
 
 @kg_function("movie", Param("movie_name", OPTIONAL_TEXT), Param("person_name", _PEOPLE),
@@ -81,8 +83,9 @@ def get_person(ctx: CallContext, person_name: str, condition: tuple[Condition, .
 def get_movie_person_cast(ctx: CallContext, movie_name: str | None, person_name, condition=()) -> Table:
     """get_movie_person_cast(movie_name, person_name, condition)[key]: cast rows with movie_name, year,
     release_date, name, character, gender, order; a list of people = the movies they share."""
-    rows, what = _role_rows(ctx, "cast", movie_name, person_name)
-    return Table(tuple(rows), what, aliases=_ROLE_ALIASES, equals={"character": _same_role, "gender": _same_gender})
+    rows, what, found = _role_rows(ctx, "cast", movie_name, person_name, condition)
+    return Table(tuple(rows), what, aliases=_ROLE_ALIASES, equals={"character": _same_role, "gender": _same_gender},
+                 found=found)
 
 
 @kg_function("movie", Param("movie_name", OPTIONAL_TEXT), Param("person_name", _PEOPLE),
@@ -90,8 +93,8 @@ def get_movie_person_cast(ctx: CallContext, movie_name: str | None, person_name,
 def get_movie_person_crew(ctx: CallContext, movie_name: str | None, person_name, condition=()) -> Table:
     """get_movie_person_crew(movie_name, person_name, condition)[key]: crew rows with movie_name, year,
     release_date, name, job (e.g. eq(job, "director")); a person alone = the movies they directed."""
-    rows, what = _role_rows(ctx, "crew", movie_name, person_name)
-    return Table(tuple(rows), what, aliases=_ROLE_ALIASES)
+    rows, what, found = _role_rows(ctx, "crew", movie_name, person_name, condition)
+    return Table(tuple(rows), what, aliases=_ROLE_ALIASES, found=found)
 
 
 @kg_function("movie", Param("movie_name", OPTIONAL_TEXT), Param("person_name", OPTIONAL_TEXT),
@@ -119,7 +122,8 @@ def get_movie_person_oscar(ctx: CallContext, movie_name: str | None, person_name
               if isinstance(a, dict)]
     unique = {tuple(sorted((k, str(v)) for k, v in a.items())): a for a in awards}.values()
     rows = [Row(_oscar_fields(a), _oscar_label) for a in unique]
-    return Table(tuple(rows), what, aliases=_OSCAR_ALIASES, equals={"category": _same_category})
+    return Table(tuple(rows), what, aliases=_OSCAR_ALIASES, equals={"category": _same_category},
+                 found=any(isinstance(owner, dict) for owner in owners))
 
 
 # ---------------------------------------------------------------------- records
@@ -143,19 +147,22 @@ def _movie_fields(movie: dict) -> dict:
     }
 
 
-def _role_rows(ctx: CallContext, table: str, movie_name: str | None, person_name) -> tuple[list[Row], str]:
+def _role_rows(ctx: CallContext, table: str, movie_name: str | None, person_name,
+               conditions: tuple[Condition, ...] = ()) -> tuple[list[Row], str, bool]:
     """Rows of the CAST or CREW join: a movie's entries (narrowed to the named people), or a person's movies
-    (acted in for cast, directed for crew)."""
+    (acted in for cast, directed for crew); with the noun phrase and whether the movie/people were found."""
     if movie_name:
-        movie = _one_movie(ctx, movie_name)
+        movie = _one_movie(ctx, movie_name, conditions)
         rows = [_role_row(movie, entry, table) for entry in (movie or {}).get(table) or []]
         return _only_people(ctx, rows, person_name), f"{table} members of " + (
-            _movie_title(movie) if movie else repr(movie_name))
+            _movie_title(movie) if movie else repr(movie_name)), movie is not None
     if not person_name:
         raise KGValueError(f"get_movie_person_{table}() needs a movie or a person")
+    wanted = [person_name] if isinstance(person_name, str) else list(person_name)
     rows, names = _movies_of_people(ctx, person_name, "acted_movies" if table == "cast" else "directed_movies", table)
     who = " and ".join(names) or repr(person_name)
-    return rows, f"movies with {who} in the cast" if table == "cast" else f"movies directed by {who}"
+    what = f"movies with {who} in the cast" if table == "cast" else f"movies directed by {who}"
+    return rows, what, len(names) == len(wanted)
 
 
 def _role_row(movie: dict, entry: dict, table: str) -> Row:
@@ -185,9 +192,24 @@ def _oscar_label(fields) -> str:
 
 
 # ---------------------------------------------------------------------- lookups
-def _one_movie(ctx: CallContext, movie_name: str) -> dict | None:
-    picked = ctx.matcher.pick(movie_name, ctx.api.call("movie_get_movie_info", movie_name) or [], _movie_names)
+def _one_movie(ctx: CallContext, movie_name: str, conditions: tuple[Condition, ...] = ()) -> dict | None:
+    picked = ctx.matcher.pick(movie_name, ctx.api.call("movie_get_movie_info", movie_name) or [], _movie_names,
+                              prefer=_year_clue(ctx, conditions))
     return picked[0] if picked else None
+
+
+def _year_clue(ctx: CallContext, conditions: tuple[Condition, ...]):
+    """Which of several same-title films is meant: the one whose release year meets the call's year
+    conditions, else one released in a year the question names; None without such a clue."""
+    on_year = tuple(c for c in conditions if isinstance(c, Condition) and normalize_text(c.key) in ("year",
+                                                                                                     "release year"))
+    if on_year:
+        return lambda movie: bool(Table((Row({"year": _year(movie.get("release_date"))}, ""),), "").where(
+            on_year, ctx.now).rows)
+    years = ctx.question_years()
+    if years:
+        return lambda movie: _year(movie.get("release_date")) in years
+    return None
 
 
 def _people(ctx: CallContext, person_name: str) -> list[dict]:

@@ -92,6 +92,8 @@ class Table:
         notes: facts about how the rows were obtained ("no trading on 2024-02-24; ...").
         aliases: normalised asked key -> field name, for this function's vocabulary.
         equals: field -> string equality used by `eq`/`neq` (aliases of Oscar categories, ...).
+        found: False when the entity the call names (a movie, a ticker, an artist) was not found: the table
+            is empty for want of an entity, which says nothing about the world.
         stopped: set when `where` or `sorted_by` ran out of call budget or time part-way (the rows read
             so far are kept).
     """
@@ -102,6 +104,7 @@ class Table:
     notes: tuple[str, ...] = ()
     aliases: Mapping[str, str] = field(default_factory=dict)
     equals: Mapping[str, StringEquals] = field(default_factory=dict)
+    found: bool = True  # the entity the call names was found (an empty table is then evidence of absence)
     stopped: str = ""  # why filtering or sorting stopped early (the call budget or the deadline); "" = it did not
 
     @property
