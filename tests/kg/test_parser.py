@@ -165,9 +165,6 @@ ERRORS = [
     ("finance", 'get_stock_price("aapl")', KGArityError,
      "get_stock_price() is missing argument 'time' (line 1, column 23)\nget_stock_price(\"aapl\")\n"
      "                      ^"),
-    ("finance", 'ALL get_stock_eps("aapl")', KGTypeError,
-     "ALL applies only to functions that search for an entity (none); get_stock_eps() does not "
-     "(line 1, column 1)\nALL get_stock_eps(\"aapl\")\n^"),
     ("music", 'get_person("a", "b")', KGArityError,
      "get_person() takes at most 1 argument (line 1, column 17)\nget_person(\"a\", \"b\")\n                ^"),
 ]
