@@ -164,7 +164,7 @@ def _count_facts(result: StatementResult, _: int) -> list[str]:
 def _average_facts(result: StatementResult, _: int) -> list[str]:
     key = result.values[0].key if result.values else "value"
     return [f"The average {key} of {_filtered(result.what, result)} is {format_value(result.number)} "
-            f"(over {len(result.values)} values)."]
+            f"(over {len(result.values)} value{'s' if len(result.values) != 1 else ''})."]
 
 
 def _row_facts(result: StatementResult, max_items: int) -> list[str]:

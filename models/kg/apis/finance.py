@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from typing import Any, Iterator
 
 from models.kg.apis.context import CallContext
-from models.kg.apis.records import Row, Table
+from models.kg.apis.records import LazyRecord, Row, Table
 from models.kg.apis.registry import kg_function
 from models.kg.language.signature import CONDITIONS, TEXT, ArgKind, Param
 from models.kg.language.timeexpr import TimeSpan, parse_date
@@ -111,6 +111,43 @@ def get_stock_info(ctx: CallContext, company: str) -> Table:
         return Table((), f"company profile of {company!r}", found=False)
     ticker, label, info = found
     return Table((Row(dict(info), label, "symbol"),), f"company profile of {label}", aliases=_INFO_ALIASES)
+
+
+@kg_function("finance", Param("company", TEXT))
+def get_company_names(ctx: CallContext, company: str) -> Table:
+    """get_company_names(company)[key]: the listed companies whose name the search finds (name, ticker),
+    best match first; count them with ["len"]."""
+    names = ctx.api.call("finance_get_company_name", company.strip())
+    names = [n for n in names if isinstance(n, str) and n] if isinstance(names, list) else []
+    best = ctx.matcher.pick(company, names)
+    ordered = best + [n for n in names if n not in best]
+    rows = tuple(Row(LazyRecord({"name": name}, {"ticker": lambda name=name: ctx.api.call(
+        "finance_get_ticker_by_name", name)}), name, "ticker") for name in ordered)
+    return Table(rows, f"company names matching {company!r}", aliases=_INFO_ALIASES, found=bool(rows))
+
+
+@kg_function("finance", Param("company", TEXT), Param("time", _TIME),
+             Param("end_time", _OPTIONAL_TIME, required=False))
+def get_stock_minute_prices(ctx: CallContext, company: str, time: str, end_time: str | None = None) -> Table:
+    """get_stock_minute_prices(company, time, end_time)[key]: one-minute bars (date, time, open, high, low,
+    close, volume) of the last five trading days within the time; count or average them."""
+    span = ctx.time(time)
+    if end_time is not None:
+        span = TimeSpan(span.start, ctx.time(end_time).end)
+    found = _fetch(ctx, company, "finance_get_detailed_price_history")
+    what = f"one-minute prices of {found[1] if found else repr(company)} for {span.describe()}"
+    if found is None:
+        return Table((), what, found=False)
+    ticker = found[0]
+    cutoff = ctx.now + _EASTERN_MINUS_PACIFIC if ctx.now else None  # nothing after the question was asked
+    bars = [(stamp, bar) for stamp, bar in _minute_bars(ctx, ticker)
+            if span.contains(stamp.date()) and (cutoff is None or stamp <= cutoff)]
+    if span.pick != "all" and bars:  # "latest": the newest day's bars, not one bar
+        day = bars[-1][0].date() if span.pick == "last" else bars[0][0].date()
+        bars = [(stamp, bar) for stamp, bar in bars if stamp.date() == day]
+    rows = tuple(Row(_bar_fields(ticker, stamp.date().isoformat(), bar, stamp.strftime("%H:%M EST")),
+                     f"{ticker} at {stamp:%Y-%m-%d %H:%M} EST", "ticker") for stamp, bar in bars)
+    return Table(rows, what, aliases=_PRICE_ALIASES)
 
 
 # ---------------------------------------------------------------------- helpers

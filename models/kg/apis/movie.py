@@ -5,6 +5,7 @@
     get_movie_person_cast(movie, person, cond)  SELECT * FROM cast  WHERE movie AND person AND cond
     get_movie_person_crew(movie, person, cond)  SELECT * FROM crew  WHERE ...
     get_movie_person_oscar(movie, person, cond) SELECT * FROM oscar WHERE ... (neither: the year from cond)
+    get_movie_by_id(id), get_person_by_id(id)   SELECT * FROM movie/person WHERE id = id
 
 Routes: `movie/get_movie_info` and `get_person_info` (BM25 top 10, then `EntityMatcher`), the `_by_id`
 routes for a person's movies (lazily, one call per movie actually read), `get_year_info` for Oscars of a
@@ -26,6 +27,7 @@ from models.kg.language.values import condition_value, normalize_text
 
 OSCAR_DATA_YEARS = (1990, 2021)  # the official get_year_info answers only these years (else a 500)
 _PEOPLE = OPTIONAL_TEXT | {ArgKind.STRINGS}  # one person, or a list whose movies must all be shared
+_ID = frozenset({ArgKind.NUMBER, ArgKind.STRING, ArgKind.STAR})  # a KG id, written as a number or a string
 _MOVIE_ALIASES = {"runtime": "length", "duration": "length", "minutes": "length", "movie name": "title",
                   "name": "title", "movie": "title", "director": "directors", "genre": "genres",
                   "language": "original_language", "box office": "revenue", "gross": "revenue", "score": "rating",
@@ -65,17 +67,27 @@ def get_movie(ctx: CallContext, movie_name: str, condition: tuple[Condition, ...
 def get_person(ctx: CallContext, person_name: str, condition: tuple[Condition, ...] = ()) -> Table:
     """get_person(person_name, condition)[key]: name, birthday, age, acted_movie_count, directed_movie_count,
     oscar_nominations, oscar_wins."""
-    rows = []
     people = _people(ctx, person_name)
-    for person in people:
-        awards = [a for a in person.get("oscar_awards") or [] if isinstance(a, dict)]
-        fields = {"name": person.get("name"), "birthday": person.get("birthday"),
-                  "age": _age(person.get("birthday"), ctx),
-                  "acted_movie_count": len(person.get("acted_movies") or []),
-                  "directed_movie_count": len(person.get("directed_movies") or []),
-                  "oscar_nominations": len(awards), "oscar_wins": sum(bool(a.get("winner")) for a in awards)}
-        rows.append(Row(fields, str(person.get("name")), "name"))
+    rows = [_person_row(person, ctx) for person in people]
     return Table(tuple(rows), f"person matching {person_name!r}", aliases=_PERSON_ALIASES, found=bool(people))
+
+
+@kg_function("movie", Param("movie_id", _ID))
+def get_movie_by_id(ctx: CallContext, movie_id) -> Table:
+    """get_movie_by_id(movie_id)[key]: the movie with that KG id (the same keys as get_movie, and id)."""
+    number = _as_id(movie_id)
+    movie = ctx.api.call("movie_get_movie_info_by_id", number) if number is not None else None
+    rows = (Row(_movie_fields(movie), _movie_title(movie), "title"),) if isinstance(movie, dict) else ()
+    return Table(rows, f"movie with id {movie_id}", aliases=_MOVIE_ALIASES, found=bool(rows))
+
+
+@kg_function("movie", Param("person_id", _ID))
+def get_person_by_id(ctx: CallContext, person_id) -> Table:
+    """get_person_by_id(person_id)[key]: the person with that KG id (the same keys as get_person, and id)."""
+    number = _as_id(person_id)
+    person = ctx.api.call("movie_get_person_info_by_id", number) if number is not None else None
+    rows = (_person_row(person, ctx),) if isinstance(person, dict) else ()
+    return Table(rows, f"person with id {person_id}", aliases=_PERSON_ALIASES, found=bool(rows))
 
 
 @kg_function("movie", Param("movie_name", OPTIONAL_TEXT), Param("person_name", _PEOPLE),
@@ -127,6 +139,29 @@ def get_movie_person_oscar(ctx: CallContext, movie_name: str | None, person_name
 
 
 # ---------------------------------------------------------------------- records
+def _person_row(person: dict, ctx: CallContext) -> Row:
+    awards = [a for a in person.get("oscar_awards") or [] if isinstance(a, dict)]
+    fields = {"name": person.get("name"), "id": _id_text(person.get("id")), "birthday": person.get("birthday"),
+              "age": _age(person.get("birthday"), ctx),
+              "acted_movie_count": len(person.get("acted_movies") or []),
+              "directed_movie_count": len(person.get("directed_movies") or []),
+              "oscar_nominations": len(awards), "oscar_wins": sum(bool(a.get("winner")) for a in awards)}
+    return Row(fields, str(person.get("name")), "name")
+
+
+def _id_text(value: Any) -> str | None:
+    """An id as text, so facts print it as written ("27205", never "27,205")."""
+    return None if value is None or isinstance(value, bool) else str(value)
+
+
+def _as_id(value: Any) -> int | None:
+    try:
+        number = float(str(value).strip())
+    except ValueError:
+        return None
+    return int(number) if number.is_integer() else None
+
+
 def _movie_names(movie: dict) -> tuple:
     return (movie.get("title"), movie.get("original_title")) if isinstance(movie, dict) else ()
 
@@ -139,7 +174,8 @@ def _movie_fields(movie: dict) -> dict:
     release = movie.get("release_date") or None
     crew = [c for c in movie.get("crew") or [] if isinstance(c, dict)]
     return {
-        "title": movie.get("title"), "original_title": movie.get("original_title"), "release_date": release,
+        "title": movie.get("title"), "id": _id_text(movie.get("id")), "original_title": movie.get("original_title"),
+        "release_date": release,
         "year": _year(release), "original_language": movie.get("original_language"), "budget": movie.get("budget"),
         "revenue": movie.get("revenue"), "rating": movie.get("rating"), "length": movie.get("length"),
         "genres": [g.get("name") if isinstance(g, dict) else g for g in movie.get("genres") or []],

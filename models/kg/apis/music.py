@@ -81,6 +81,15 @@ def get_grammy_year(ctx: CallContext, year) -> Table:
                  aliases=_YEAR_ALIASES)
 
 
+@kg_function("music")
+def get_grammy_best_new_artists(ctx: CallContext) -> Table:
+    """get_grammy_best_new_artists()[key]: every artist of the KG's Best New Artist Grammy records (name)."""
+    names = ctx.api.call("music_grammy_get_all_awarded_artists")
+    rows = tuple(Row({"name": name}, name, "name") for name in (names if isinstance(names, list) else ())
+                 if isinstance(name, str) and name)
+    return Table(rows, "Best New Artist Grammy artists", found=isinstance(names, list))
+
+
 @kg_function("music", Param("rank", _RANK), Param("date", _DATE, required=False))
 def get_billboard_rank(ctx: CallContext, rank, date: str | None = None) -> Table:
     """get_billboard_rank(rank, date)[key]: song and artist at a Hot 100 rank on a chart date (all dates
