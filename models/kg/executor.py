@@ -163,7 +163,8 @@ class _Executor:
         if table.stopped:
             self.stopped = table.stopped
         result = self._select(statement, table.limit(self.limits.max_rows))
-        return replace(result, conditions=conditions, found=table.found)
+        # rows left unchecked when the budget ran out: an empty result is then no evidence of absence
+        return replace(result, conditions=conditions, found=table.found and not table.stopped)
 
     def _sort(self, statement: Statement, previous: StatementResult | None) -> tuple[Table, tuple[Condition, ...]]:
         sort: Sort = statement.head
