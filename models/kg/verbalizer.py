@@ -105,15 +105,10 @@ def _empty_facts(result: StatementResult, _: int) -> list[str]:
 def _sort_header(result: StatementResult) -> str:
     """What a sort line did, so "the first" in the facts that follow has a meaning."""
     sort = result.statement.head
-    kept = f" keeping those with {format_conditions(sort.conditions)}," if sort.conditions else ""
+    kept = f" keeping those {filter_phrase(sort.conditions)}," if sort.conditions else ""
     order = "descending" if sort.descending else "ascending"
     return (f"The {result.what} {verb(result.what, singular='was', plural='were')} sorted by {sort.key} "
             f"({order}),{kept} giving:")
-
-
-def format_conditions(conditions) -> str:
-    words = {"eq": "=", "neq": "!=", "ge": ">=", "le": "<="}
-    return " and ".join(f"{c.key} {words[c.op]} {format_value(c.value.value)}" for c in conditions)
 
 
 def _value_facts(result: StatementResult, max_items: int) -> list[str]:
