@@ -20,8 +20,8 @@ to `max_chars`.
 
 Emptiness: a program whose last statement found its entity but no rows under its call and filter ("no
 dividends", "no game on that date") is evidence, and yields the fact saying so. A program that found
-nothing because its entity was not found, that failed, or that was stopped by the budget, yields no facts
-at all, so the pipeline goes to the web.
+nothing because its entity was not found or the attribute asked for is not recorded, that failed, or that
+was stopped by the budget, yields no facts at all, so the pipeline goes to the web.
 """
 from __future__ import annotations
 
@@ -58,10 +58,14 @@ def verbalize(result: ExecutionResult, max_chars: int = 6000, max_items: int = 2
 
 
 def is_absence_evidence(result: ExecutionResult) -> bool:
-    """Whether the program ran to its end and its last statement found its entity but nothing under its
-    call and filter (an empty answer the KG vouches for, unlike a name it could not find)."""
+    """Whether the program ran to its end and its last statement found its entity but no rows under its
+    call and filter (an empty answer the KG vouches for, unlike a name it could not find or an attribute it
+    does not record)."""
     statements = [s for s in result.statements if not s.consumed]
-    return bool(statements) and not result.stopped and statements[-1].kind == "empty" and statements[-1].found
+    if not statements or result.stopped:
+        return False
+    last = statements[-1]
+    return last.kind == "empty" and last.found and last.total == 0
 
 
 def _statement_facts(result: StatementResult, max_items: int) -> list[str]:

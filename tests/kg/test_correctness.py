@@ -176,6 +176,13 @@ def test_an_entity_that_was_not_found_is_no_evidence(fake):
     assert facts(client, 'get_stock_dividend("zzzz")', "finance") == []
 
 
+def test_an_attribute_the_kg_does_not_record_is_no_evidence(fake):
+    assert facts(fake, 'get_movie("parasite")["revenue"]', "movie") == []
+    assert facts(fake, 'get_movie("inception")["length"]\nget_movie("parasite")["revenue"]', "movie") == [
+        "The length of Inception is 148.",
+        "The revenue of the movie matching 'parasite' is not recorded in the knowledge graph."]
+
+
 def test_a_program_stopped_by_the_budget_is_no_evidence_of_absence(fake):
     result = execute(compile_program('get_movie("inception")\nget_movie("zzzz")', "movie"), fake,
                      limits=Limits(max_calls=1))
