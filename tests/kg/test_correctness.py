@@ -65,8 +65,10 @@ def test_near_duplicate_titles_by_exact_title_then_year_never_by_rank():
     client = _Stub(movie_get_movie_info=GLASS_ORCHARDS)
     assert facts(client, 'get_movie("the glass orchard")["year"]', "movie") == [
         "The year of The Glass Orchard is 2001."]
-    # exact title; of the two "Glass Orchard" films the first listed, as nothing else tells them apart
-    assert facts(client, 'get_movie("glass orchard")["year"]', "movie") == ["The year of Glass Orchard is 2019."]
+    # exact title; nothing tells the two "Glass Orchard" films apart, and the fact says so
+    assert facts(client, 'get_movie("glass orchard")["year"]', "movie") == [
+        "The year of Glass Orchard is 2019.",
+        "2 movies are titled Glass Orchard (released 2019, 1994); the one released 2019 is shown."]
     assert facts(client, 'get_movie("glass orchard", eq(year, 1994))["year"]', "movie") == [
         "The year of Glass Orchard is 1994."]
     assert facts(client, 'get_movie("glass orchard")["year"]', "movie",

@@ -57,10 +57,24 @@ _GENDERS = {"male": "male", "man": "male", "actor": "male", "m": "male", "2": "m
 def get_movie(ctx: CallContext, movie_name: str, condition: tuple[Condition, ...] = ()) -> Table:
     """get_movie(movie_name, condition)[key]: title, release_date, year, original_title, original_language,
     budget, revenue, rating, length, genres, directors."""
-    movies = ctx.pick(movie_name, ctx.api.call("movie_get_movie_info", movie_name), _movie_names,
-                      _year_clue(ctx, condition))
+    found = ctx.api.call("movie_get_movie_info", movie_name)
+    clue = _year_clue(ctx, condition)
+    movies = ctx.pick(movie_name, found, _movie_names, clue)
     rows = [Row(_movie_fields(m), _movie_title(m), "title") for m in movies]
-    return Table(tuple(rows), f"movie matching {movie_name!r}", aliases=_MOVIE_ALIASES, found=bool(rows))
+    notes = _same_title_note(movies, found) if len(movies) == 1 and clue is None else ()
+    return Table(tuple(rows), f"movie matching {movie_name!r}", notes=notes, aliases=_MOVIE_ALIASES,
+                 found=bool(rows))
+
+
+def _same_title_note(picked: list[dict], candidates) -> tuple[str, ...]:
+    """Several films share the chosen title and nothing told them apart: say so, so the answer can hedge."""
+    title = normalize_text(_movie_title(picked[0]))
+    twins = [m for m in candidates if isinstance(m, dict) and normalize_text(_movie_title(m)) == title]
+    if len(twins) < 2:
+        return ()
+    years = ", ".join(str(_year(m.get("release_date")) or "year unknown") for m in twins)
+    return (f"{len(twins)} movies are titled {_movie_title(picked[0])} (released {years}); the one released "
+            f"{_year(picked[0].get('release_date')) or 'in an unknown year'} is shown.",)
 
 
 @kg_function("movie", Param("person_name", TEXT), Param("condition", CONDITIONS, required=False), searches=True)
