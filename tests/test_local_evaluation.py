@@ -10,7 +10,7 @@ import pytest
 
 import local_evaluation
 from models.eval.metrics import METRIC_KEYS
-from models.paths import ModelNotFoundError
+from models.paths import resolve_repo_path, ModelNotFoundError
 from models.types import Answer
 
 QUESTIONS = [  # (query, gold, alt_ans, domain, the stand-in's answer)
@@ -152,9 +152,9 @@ def test_tasks_2_and_3_start_the_mock_api_for_the_run(data, tmp_path, stand_in, 
         started.append((kg_dir, port))
         yield "http://127.0.0.1:8123"
 
-    fake = types.ModuleType("models.kg.mock_server")
+    fake = types.ModuleType("mock_api.server")
     fake.running_server = running_server
-    monkeypatch.setitem(sys.modules, "models.kg.mock_server", fake)
+    monkeypatch.setitem(sys.modules, "mock_api.server", fake)
     assert run(data, tmp_path / "t2", "--task", "2") == 0
     assert started == [(None, 0)] and stand_in.built[-1].mock_api_url == "http://127.0.0.1:8123"
     assert "CRAG_MOCK_API_URL" not in os.environ
@@ -166,7 +166,7 @@ def test_tasks_2_and_3_start_the_mock_api_for_the_run(data, tmp_path, stand_in, 
 
 
 def test_exact_trim_with_the_grader_tokenizer(data, tmp_path, stand_in):
-    tokenizer = Path("/work/shared/crag/tokenizer")
+    tokenizer = resolve_repo_path("../shared/crag/tokenizer")
     if not tokenizer.exists():
         pytest.skip("the grader tokenizer is not available")
     assert run(data, tmp_path / "out", "--tokenizer", str(tokenizer)) == 0
