@@ -181,7 +181,8 @@ class _Parser:
                 arg = _year_as_condition(self._argument(param), param)
                 if param is None and signature and args and _holds_conditions(arg) and _holds_conditions(args[-1]):
                     # db3 wrote a condition after the condition list: f(None, None, [c1, c2], c3) = [c1, c2, c3]
-                    arg = ListArg(_condition_items(args.pop()) + _condition_items(arg), arg.position)
+                    joined = args.pop()
+                    arg = ListArg(_condition_items(joined) + _condition_items(arg), joined.position)
                 if isinstance(arg, Star):
                     if not has_previous:
                         raise KGTypeError("* stands for the previous line's output, but there is no previous "
