@@ -108,7 +108,7 @@ class KGPathway:
             if not program.statements:
                 return []
             result = execute(program, self.client, now=query.time, limits=self.limits, matcher=self.matcher,
-                             deadline=deadline)
+                             deadline=deadline, question=query.text)
         except KGError as exc:
             log.info("no KG evidence for %s: %s", query.interaction_id, exc)
             return []

@@ -54,7 +54,8 @@ CASES = {
         ["The dividend of MSFT on 2024-02-14 is 0.75."]),
     "when did apple stop paying dividends in 2023?": (
         "finance", 'get_stock_dividend("apple", [ge(date, "2023-01-01"), le(date, "2023-12-31")])["len"]',
-        ["The number of dividends of AAPL (Apple Inc. Common Stock) is 4."]),
+        ["The number of dividends of AAPL (Apple Inc. Common Stock) whose date is at least 2023-01-01 and date is "
+         "at most 2023-12-31 is 4."]),
     "how many points did the golden state warriors score on 2022-10-18?": (
         "sports", 'get_nba_on_date("golden state warriors", "2022-10-18")["pts"]',
         ["The pts of Golden State Warriors vs Los Angeles Lakers on 2022-10-18 is 123."]),
