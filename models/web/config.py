@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from models.web.main_content import MainContentConfig
+from models.web.sentence_chunker import SentenceChunkConfig
+
 
 @dataclass(frozen=True)
 class EmbedderConfig:
@@ -47,3 +50,6 @@ class WebConfig:
     context_max_tokens: int = 4000  # of the LLM's tokenizer
     embedder: EmbedderConfig = EmbedderConfig()
     reranker: RerankerConfig = RerankerConfig()
+    # ElectricSheep §4.1 (off by default): trafilatura main content, sentence-group chunks.
+    main_content: MainContentConfig = MainContentConfig()
+    sentence_chunks: SentenceChunkConfig = SentenceChunkConfig()
