@@ -51,7 +51,8 @@ def _trafilatura_text(html: str, favor_recall: bool) -> str:
         return ""
 
 
-def extract_main_content(html: str, page_name: str = "", config: MainContentConfig = MainContentConfig()) -> MainContent:
+def extract_main_content(html: str, page_name: str = "",
+                         config: MainContentConfig = MainContentConfig()) -> MainContent:
     """Main text (as paragraphs) and Markdown tables of one page; never raises on bad HTML."""
     html = (html or "")[:config.max_html_chars].replace("\x00", "")
     fallback = extract_page(html, page_name, backend=config.fallback_backend, max_html_chars=config.max_html_chars,
