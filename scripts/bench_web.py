@@ -199,7 +199,8 @@ def main() -> None:
 
     chunker = SentenceChunker(SentenceChunkConfig(enabled=True)) if args.sentence_chunks else None
     content = MainContentConfig(enabled=True, fallback_backend=cfg.extraction_backend,
-                                max_html_chars=cfg.max_html_chars, max_page_tokens=cfg.max_page_tokens, max_table_tokens=cfg.max_table_tokens)
+                                max_html_chars=cfg.max_html_chars, max_page_tokens=cfg.max_page_tokens,
+                                max_table_tokens=cfg.max_table_tokens)
     examples = list(load_examples(args.data))[:args.limit]
     print(f"task={args.task} profile={config.name} backend={cfg.extraction_backend} prefilter_k={cfg.prefilter_k} "
           f"recall_k={cfg.recall_k} rerank_k={cfg.rerank_k} context={cfg.context_max_tokens} tokens, "
