@@ -14,7 +14,8 @@ import os
 from pathlib import Path
 from typing import Sequence
 
-from models.paths import resolve_repo_path
+from models.routing.classifier import RouterTrainingError
+from models.routing.classifier import _expand as expand_sources
 
 log = logging.getLogger(__name__)
 
@@ -33,16 +34,10 @@ def binary_label(value) -> str | None:
 
 
 def _files(sources: Sequence[str | os.PathLike]) -> list[Path]:
-    files = []
-    for source in sources:
-        path = resolve_repo_path(source)
-        if path.is_dir():
-            files += sorted(p for p in path.iterdir() if p.name.endswith((".jsonl", ".jsonl.bz2")))
-        elif path.exists():
-            files.append(path)
-        else:
-            raise AttributeDataError(f"attribute training data {path} does not exist")
-    return files
+    try:
+        return expand_sources(sources)
+    except RouterTrainingError as exc:
+        raise AttributeDataError(str(exc).replace("router training data", "attribute training data")) from exc
 
 
 def load_attribute_labels(sources: Sequence[str | os.PathLike]) -> tuple[list[str], list[str]]:

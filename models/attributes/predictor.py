@@ -13,36 +13,22 @@ Two methods behind one interface, chosen by `attributes.method`:
 from __future__ import annotations
 
 import logging
-from collections import Counter
 from typing import Sequence
 
 from models.attributes.config import METHODS, POLICIES, AttributeConfig
 from models.attributes.data import load_attribute_labels
 from models.attributes.llm import LLMAttributePredictor
 from models.deadline import Deadline
-from models.paths import resolve_repo_path
-from models.routing.classifier import DomainClassifier, RouterTrainingError
+from models.routing.classifier import DomainClassifier
+from models.routing.classifier import load_or_train as load_or_train_classifier
 
 log = logging.getLogger(__name__)
 
 
 def load_or_train(config: AttributeConfig, embedder) -> DomainClassifier:
     """The static/dynamic classifier at `classifier_path`, trained and cached if missing or stale."""
-    path = resolve_repo_path(config.classifier_path)
-    if path.exists():
-        try:
-            classifier = DomainClassifier.load(path)
-            if classifier.fits(embedder):
-                return classifier
-            log.warning("attribute classifier %s was trained on another embedder; retraining", path)
-        except RouterTrainingError as exc:
-            log.warning("%s; retraining", exc)
-    texts, labels = load_attribute_labels(config.training_data)
-    classifier = DomainClassifier.fit(texts, labels, embedder, config.estimator)
-    classifier.save(path)
-    log.info("trained the static/dynamic classifier (%s) on %d questions %s, cached at %s",
-             config.estimator, len(texts), dict(Counter(labels)), path)
-    return classifier
+    return load_or_train_classifier(config.classifier_path, embedder, config.training_data, config.estimator,
+                                    load=load_attribute_labels, what="the static/dynamic classifier")
 
 
 class AttributePredictor:
