@@ -1,6 +1,6 @@
 """Benchmark of the web pathway against the naive CRAG-baseline retriever, on real CRAG questions.
 
-    python scripts/bench_web.py [--data /work/shared/crag/dev_data.jsonl.bz2] [--profile cpu] [--threads 1]
+    python scripts/bench_web.py [--data ../shared/crag/dev_data.jsonl.bz2] [--profile cpu] [--threads 1]
 
 Per question, and as medians/totals, it prints for the configured pathway (and, for comparison, the same
 pathway with the other extraction backend): extraction ms, chunk count, embedding ms, rerank ms, total ms
@@ -45,7 +45,7 @@ from models.web.main_content import MainContentConfig, extract_main_content  # n
 from models.web.pages import snippet_document, unique_pages  # noqa: E402
 from models.web.sentence_chunker import SentenceChunkConfig, SentenceChunker  # noqa: E402
 
-# Entities of the gold answers of /work/shared/crag/dev_data.jsonl.bz2 (by interaction_id prefix).
+# Entities of the gold answers of ../shared/crag/dev_data.jsonl.bz2 (by interaction_id prefix).
 KEYS = {
     "55b219e5": ["salesforce"],
     "6a9a6e0f": ["jennifer aniston", "kim kardashian", "selena gomez"],
@@ -173,10 +173,10 @@ def run_sentence_chunks(embedder: Embedder, chunker: SentenceChunker, content: M
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default="/work/shared/crag/dev_data.jsonl.bz2")
+    parser.add_argument("--data", default="../shared/crag/dev_data.jsonl.bz2")
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (the targets are for one core)")
-    parser.add_argument("--tokenizer", default="/work/shared/crag/tokenizer", help="token counter for the context")
+    parser.add_argument("--tokenizer", default="../shared/crag/tokenizer", help="token counter for the context")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--task", type=int, default=1, choices=(1, 2, 3), help="3: snippet preselection of 50 pages")
     parser.add_argument("--sentence-chunks", action="store_true",
