@@ -53,14 +53,15 @@ def main() -> None:
     torch.set_num_threads(args.threads)
 
     from models.llm.generator import make_generator
-    from models.web import Embedder, WebRetriever
+    from models.embedder import Embedder
+    from models.web import WebRetriever
 
     config = load_config(args.profile)
     examples = list(load_examples(args.data))[:args.limit]
     queries = [Query(str(e["interaction_id"]), e["query"], e.get("query_time", ""),
                      tuple(SearchResult.from_raw(p) for p in e.get("search_results") or [])) for e in examples]
     texts, times = [q.text for q in queries], [q.query_time for q in queries]
-    embedder = Embedder.from_config(config.web.embedder, config.models_dir)
+    embedder = Embedder.from_config(config.embedder, config.models_dir)
     retriever = WebRetriever.from_config(config.web, config.models_dir, embedder=embedder)
     chunks = retriever.retrieve(queries, task=1)
     generator = make_generator(config.llm, config.models_dir)

@@ -39,8 +39,9 @@ import numpy as np  # noqa: E402
 
 from models.config import load_config  # noqa: E402
 from models.data import load_examples  # noqa: E402
+from models.embedder import Embedder  # noqa: E402
 from models.types import Chunk, Query, SearchResult  # noqa: E402
-from models.web import Embedder, WebRetriever, format_context  # noqa: E402
+from models.web import WebRetriever, format_context  # noqa: E402
 from models.web.main_content import MainContentConfig, extract_main_content  # noqa: E402
 from models.web.pages import snippet_document, unique_pages  # noqa: E402
 from models.web.sentence_chunker import SentenceChunkConfig, SentenceChunker  # noqa: E402
@@ -189,7 +190,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     config = load_config(args.profile)
     cfg = config.web
-    embedder = Embedder.from_config(cfg.embedder, config.models_dir)
+    embedder = Embedder.from_config(config.embedder, config.models_dir)
     other_backend = "bs4" if cfg.extraction_backend == "selectolax" else "selectolax"
     ours = WebRetriever.from_config(cfg, config.models_dir, embedder=embedder)
     other = WebRetriever.from_config(replace(cfg, extraction_backend=other_backend), config.models_dir, embedder)

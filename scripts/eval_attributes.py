@@ -28,8 +28,7 @@ import numpy as np  # noqa: E402
 from models.attributes import AttributeConfig, LLMAttributePredictor, binary_label, load_attribute_labels  # noqa: E402
 from models.config import load_config  # noqa: E402
 from models.data import load_examples  # noqa: E402
-from models.routing.classifier import DomainClassifier  # noqa: E402
-from models.routing.train import compare_estimators  # noqa: E402
+from models.routing.classifier import DomainClassifier, compare_estimators  # noqa: E402
 
 
 def timed(function, *args):
@@ -57,12 +56,12 @@ def main() -> None:
     torch.set_num_threads(args.threads)
 
     from models.llm.generator import make_generator
-    from models.web.embedder import Embedder
+    from models.embedder import Embedder
 
     config = load_config(args.profile)
     attributes = replace(AttributeConfig(), samples=args.samples)
     texts, labels = load_attribute_labels(attributes.training_data)
-    embedder = Embedder.from_config(config.web.embedder, config.models_dir)
+    embedder = Embedder.from_config(config.embedder, config.models_dir)
     print(f"training questions: {len(texts)} ({labels.count('static')} static, {labels.count('dynamic')} dynamic)")
     cv = compare_estimators(texts, labels, embedder)
     print("5x5-fold CV accuracy: " + ", ".join(f"{name} {value:.3f}" for name, value in cv.items()))

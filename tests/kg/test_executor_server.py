@@ -15,8 +15,8 @@ from models.kg.config import KGConfig
 from models.kg.pathway import KGPathway
 from models.types import Query
 
-fixture = pytest.importorskip("models.kg.fixture")
-mock_server = pytest.importorskip("models.kg.mock_server")
+bundled_kg = pytest.importorskip("mock_api.bundled_kg")
+mock_server = pytest.importorskip("mock_api.server")
 client_module = pytest.importorskip("models.kg.client")
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample" / "crag_sample.jsonl"
 
@@ -71,7 +71,7 @@ CASES = {
 
 @pytest.fixture(scope="module")
 def pathway(tmp_path_factory):
-    kg_dir = fixture.build(tmp_path_factory.mktemp("cragkg"))
+    kg_dir = bundled_kg.build(tmp_path_factory.mktemp("cragkg"))
     with mock_server.running_server(kg_dir) as url:
         with client_module.MockAPIClient(url, timeout_s=10.0) as client:
             yield KGPathway(KGConfig(), client)
