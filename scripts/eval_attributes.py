@@ -4,7 +4,7 @@
 
 Prints, in one run:
 - repeated stratified 5-fold cross-validation accuracy of both estimators (logreg, svm) on MiniLM
-  embeddings of the training questions (`attributes.training_data`: data/attributes + the bundled sample);
+  embeddings of the training questions (`attributes.training_data`: data/attributes);
 - accuracy on `--eval` (the real dev questions, never trained on) of the classifier fitted on all of them,
   and of the LLM few-shot self-consistency predictor (demonstrations drawn from the training questions);
 - the LLM predictor's accuracy on `--llm-holdout` training questions held out of its demonstration pool;
@@ -49,6 +49,7 @@ def main() -> None:
     parser.add_argument("--llm-holdout", type=int, default=60, help="training questions scored by the LLM method")
     parser.add_argument("--samples", type=int, default=5, help="self-consistency votes of the LLM method")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--no-llm", action="store_true", help="classifier figures only")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     os.environ["TOKENIZERS_PARALLELISM"] = "false"
@@ -77,6 +78,8 @@ def main() -> None:
         print(f"classifier ({estimator}) on {args.eval}: {accuracy(predicted, dev_gold)}, "
               f"{seconds * 1000 / max(1, len(dev_texts)):.1f} ms/question")
 
+    if args.no_llm:
+        return
     generator = make_generator(config.llm, config.models_dir)
     llm = LLMAttributePredictor(attributes, generator, list(zip(texts, labels)))
     predicted_llm, seconds = timed(llm.predict, dev_texts)

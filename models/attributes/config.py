@@ -19,7 +19,8 @@ class AttributeConfig:
     # classifier
     estimator: str = "logreg"  # logreg | svm
     classifier_path: str = ".cache/attributes/static_dynamic.joblib"  # repo-relative or absolute (joblib)
-    training_data: tuple[str, ...] = ("data/attributes", "data/sample/crag_sample.jsonl")
+    # Not the bundled sample nor the dev questions: both are what local_evaluation.py scores.
+    training_data: tuple[str, ...] = ("data/attributes",)
     # llm
     prompt: str = "attribute_dynamic"  # prompts/<name>.txt; slots {examples}, {query}
     few_shot: int = 5  # demonstrations per class and sample (ElectricSheep: 5)

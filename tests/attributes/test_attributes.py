@@ -22,10 +22,12 @@ def test_binary_label(value, label):
     assert binary_label(value) == label
 
 
-def test_bundled_training_data_is_usable_and_never_contains_the_dev_questions():
+def test_bundled_training_data_is_usable_and_never_contains_evaluation_questions():
     texts, labels = load_attribute_labels(AttributeConfig().training_data)
     assert len(texts) >= 300 and set(labels) == {"static", "dynamic"}
     assert labels.count("dynamic") >= 100
+    sample, _ = load_attribute_labels(["data/sample/crag_sample.jsonl"])
+    assert not {t.lower() for t in sample} & {t.lower() for t in texts}
     dev = ["what company in the dow jones is the best performer today?",
            "which company have larger market cap, plya or seatw?", "what is the shortest highway in the us in feet?",
            "how many times has rory mcilroy won the masters tournament?"]
