@@ -8,7 +8,7 @@ counted). Each stage then runs alone, on the whole batch, with the profile's LLM
 the reasoning module and the backup summarizer on every reasoning output (to time it even when the
 reasoning parses). Printed per stage: wall seconds per question, and what it produced: how many questions
 got a calculation, a knowledge note, a parsable reasoning output; and the answers beside the gold ones.
-Wall time on a shared machine is noisy: run it alone and compare within one run.
+Wall time on a shared machine is noisy (CPU time, printed beside it, much less): compare within one run.
 """
 from __future__ import annotations
 
@@ -33,10 +33,11 @@ from models.types import Query, SearchResult  # noqa: E402
 
 
 def timed(label: str, n: int, function, *args):
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     result = function(*args)
-    seconds = time.perf_counter() - start
-    print(f"{label:34} {seconds / max(1, n):7.2f} s/question  ({seconds:.1f} s for {n})", flush=True)
+    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu
+    print(f"{label:34} {seconds / max(1, n):7.2f} s/question wall, {cpu_seconds / max(1, n):7.2f} s CPU  "
+          f"({seconds:.1f} s for {n})", flush=True)
     return result
 
 
