@@ -5,7 +5,7 @@ Two methods behind one interface, chosen by `attributes.method`:
   (ElectricSheep found an SVM more accurate and far cheaper than in-context learning). The fitted model is
   the routing package's `DomainClassifier` (estimator + embedder fingerprint, joblib, retrained when the
   embedder changes); only the labels differ. Nothing binary is committed: it trains from
-  `training_data` on first use (about 360 questions, seconds) and is cached under `.cache/`.
+  `training_data` on first use (340 questions, seconds) and is cached under `.cache/`.
 - `llm`: few-shot prompting with self-consistency (`models.attributes.llm`).
 
 `action` turns a prediction into what the pipeline should do with the question, by `dynamic_policy`.
