@@ -15,7 +15,8 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from models.web.extraction import cap_tokens, clean_text, count_tokens, extract_page
+from models.web.extraction import _cap_tables as cap_total_tokens
+from models.web.extraction import clean_text, extract_page
 
 log = logging.getLogger(__name__)
 
@@ -61,12 +62,5 @@ def extract_main_content(html: str, page_name: str = "",
     paragraphs = [p for p in (clean_text(line) for line in text.splitlines()) if p]
     if sum(len(p) for p in paragraphs) < config.min_chars:
         return MainContent((fallback.text,) if fallback.text else (), fallback.tables, "fallback")
-    # The token cap of the whole text, applied paragraph by paragraph.
-    kept, budget = [], config.max_page_tokens
-    for paragraph in paragraphs:
-        if budget <= 0:
-            break
-        paragraph = cap_tokens(paragraph, budget)
-        budget -= count_tokens(paragraph)
-        kept.append(paragraph)
-    return MainContent(tuple(kept), fallback.tables, "trafilatura")
+    # The page's token cap over all paragraphs together (the same budget walk as the tables').
+    return MainContent(cap_total_tokens(paragraphs, config.max_page_tokens), fallback.tables, "trafilatura")
