@@ -179,8 +179,12 @@ def _fingerprint(embedder) -> np.ndarray:
 
 
 def load_or_train(path: str | os.PathLike, embedder, training_data: Sequence[str],
-                  estimator: str = "logreg") -> DomainClassifier:
+                  estimator: str = "logreg", load=load_labelled_queries,
+                  what: str = "the domain router") -> DomainClassifier:
     """The classifier at `path`, (re)trained from `training_data` and cached there if missing or stale.
+
+    `load` reads `(texts, labels)` from `training_data`: domains by default; the attribute predictor
+    passes its static/dynamic loader (the classifier itself does not care what the labels are).
 
     Raises:
         RouterTrainingError: the artefact has to be trained and the training data is unusable.
@@ -194,11 +198,11 @@ def load_or_train(path: str | os.PathLike, embedder, training_data: Sequence[str
             log.warning("router artefact %s was trained on another embedder; retraining", path)
         except RouterTrainingError as exc:
             log.warning("%s; retraining", exc)
-    texts, labels = load_labelled_queries(training_data)
+    texts, labels = load(training_data)
     classifier = DomainClassifier.fit(texts, labels, embedder, estimator)
     classifier.save(path)
-    log.info("trained the domain router (%s) on %d queries %s and cached it at %s",
-             estimator, len(texts), dict(Counter(labels)), path)
+    log.info("trained %s (%s) on %d queries %s and cached it at %s",
+             what, estimator, len(texts), dict(Counter(labels)), path)
     return classifier
 
 

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from models.web.main_content import MainContentConfig
+from models.web.sentence_chunker import SentenceChunkConfig
+
 
 @dataclass(frozen=True)
 class RerankerConfig:
@@ -35,3 +38,6 @@ class WebConfig:
     task3_preselect: str = "reranker"  # reranker (db3) | bm25 (APEX): how snippets are ranked
     context_max_tokens: int = 4000  # of the LLM's tokenizer
     reranker: RerankerConfig = RerankerConfig()
+    # ElectricSheep §4.1 (off by default): trafilatura main content, sentence-group chunks.
+    main_content: MainContentConfig = MainContentConfig()
+    sentence_chunks: SentenceChunkConfig = SentenceChunkConfig()
