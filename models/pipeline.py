@@ -120,7 +120,10 @@ class Pipeline:
 
     def _final(self, state: _State) -> Answer:
         answer = state.answer or Answer(IDK, "fallback", state.domain)
-        state.trace.update(task=self._task, domain=state.domain, source=answer.source,
+        attempts = state.trace["attempts"]
+        why = (attempts[-1]["verifier"].get("reason", "") if attempts else
+               f"no pathway answered (stages run: {', '.join(self.stage_seconds) or 'none'}; see the log)")
+        state.trace.update(task=self._task, domain=state.domain, source=answer.source, why=why,
                            stages={k: round(v, 3) for k, v in self.stage_seconds.items()})
         return Answer(answer.text, answer.source, answer.domain, answer.detail, state.trace)
 

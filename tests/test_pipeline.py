@@ -175,3 +175,59 @@ def test_unconfigured_adapter_fails_at_start_up():
     config = load_config("cpu", {"pipeline.answer_adapter": "web_answer", "pipeline.kg_answer_adapter": "nope"})
     with pytest.raises(KeyError, match="nope"):
         Pipeline(config, generator, FakeWeb(), FakeRouter())
+
+
+# ---------------------------------------------------------------- verification and traces
+class DirectKG(FakeKG):
+    """A KG whose program yields a single value for "q1" and only facts for "q2"."""
+
+    def run(self, query, domain, program, deadline=None, max_direct_items=10):
+        if query.text == "q1":
+            return KGEvidence(program, "executed", ("The release_date of X is 2010-07-15.",), "2010-07-15")
+        return KGEvidence(program, "no-data")
+
+
+def paris(prompt, adapter):
+    return reply(prompt, adapter) if prompt.startswith("API for") else "Paris"
+
+
+def test_a_kg_value_answers_without_an_answer_call_and_is_traced():
+    generator = FakeGenerator(paris)
+    pipe = Pipeline(load_config("cpu", {"pipeline.task": 2}), generator, FakeWeb(), FakeRouter(), kg=DirectKG({}))
+    first, second = pipe.answer(queries("q1", "q2"))
+    assert (first.text, first.source) == ("2010-07-15", "kg-direct")
+    assert first.trace["kg"]["program"] == 'get_movie("x")["release_date"]' and first.trace["kg"]["outcome"] == "executed"
+    assert [c["stage"] for c in first.trace["llm_calls"]] == ["kg api"]  # no answer call for the direct value
+    for call in first.trace["llm_calls"] + second.trace["llm_calls"]:
+        assert set(call) >= {"stage", "adapter", "prompt_tokens", "output_tokens", "seconds"}
+        assert call["prompt_tokens"] > 0 and call["seconds"] >= 0
+    assert set(first.trace["stages"]) >= {"route", "kg"} and first.trace["task"] == 2
+    # "Paris" is not in the web context ("web says q2"): unsupported, so "i don't know", with the reason
+    assert second.text == IDK and second.source == "web"
+    attempt = second.trace["attempts"][-1]
+    assert attempt["raw_output"] == "Paris" and not attempt["verifier"]["accepted"]
+    assert "not in the evidence" in attempt["verifier"]["reason"] and second.trace["why"] == attempt["verifier"]["reason"]
+    assert attempt["chunks"][0]["text"] == "web says q2"
+
+
+def test_a_supported_web_answer_is_kept():
+    echo = FakeGenerator(lambda prompt, adapter: "Canberra")
+    web = FakeWeb()
+    web.retrieve = lambda qs, task: [[Chunk("The capital of Australia is Canberra.", "https://x.org")] for _ in qs]
+    pipe = Pipeline(load_config("cpu", {"pipeline.task": 1}), echo, web, FakeRouter())
+    answer = pipe.answer(queries("what is the capital of australia?"))[0]
+    assert (answer.text, answer.source) == ("Canberra", "web")
+    assert answer.trace["attempts"][0]["verifier"]["accepted"]
+
+
+class ExplodingVerifier:
+    def verify(self, candidates, deadline=None):
+        raise RuntimeError("boom")
+
+
+def test_a_verifier_that_raises_costs_its_answers_not_the_batch():
+    pipe = Pipeline(load_config("cpu", {"pipeline.task": 1}), FakeGenerator(reply), FakeWeb(), FakeRouter(),
+                    verifier=ExplodingVerifier())
+    answers = pipe.answer(queries("q1", "q2"))
+    assert [a.text for a in answers] == [IDK, IDK]
+    assert answers[0].trace["why"] == "verifier failed: RuntimeError: boom"

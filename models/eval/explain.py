@@ -17,6 +17,8 @@ def format_trace(record: Mapping[str, Any], verdict: Mapping[str, Any] | None = 
     if not trace:
         lines.append("(no trace saved for this question)")
         return "\n".join(lines)
+    if trace.get("why"):
+        lines.append(f"why        {trace['why']}")
     lines.append(f"task {trace.get('task')}, predicted domain {trace.get('domain')} "
                  f"(true {record.get('domain', '?')}, type {record.get('question_type', '?')})")
     stages = trace.get("stages") or {}

@@ -60,6 +60,20 @@ def claims(answer: str) -> list[str]:
     return seen
 
 
+def stem(token: str) -> str:
+    """A crude suffix strip so "stopped"/"stop" and "releases"/"release" compare equal (words only)."""
+    if not token.isalpha() or len(token) <= 4:
+        return token
+    for suffix in ("ing", "ped", "ed", "es", "s"):
+        if token.endswith(suffix) and len(token) - len(suffix) >= 3:
+            return token[: -len(suffix)]
+    return token
+
+
+def _stems(text: str) -> set[str]:
+    return {stem(t) for t in normalize(text).split()}
+
+
 @dataclass(frozen=True)
 class Support:
     """How much of the answer the evidence holds."""
@@ -81,16 +95,15 @@ class Support:
 def support(answer: str, question: str, evidence: Sequence[str], max_sentences: int = 32) -> Support:
     """The answer's claims found anywhere in `evidence`, and the sentences that hold them."""
     answer_claims = claims(answer)
-    question_words = set(normalize(question).split())
-    novel = tuple(c for c in answer_claims if c not in question_words)
-    wanted = set(novel or answer_claims)
+    question_words = _stems(question)
+    novel = tuple(c for c in answer_claims if stem(c) not in question_words)
+    wanted = {stem(c) for c in (novel or answer_claims)}
     found: set[str] = set()
     sentences: list[str] = []
     for text in evidence:
         for sentence in _SENTENCE.split(text or ""):
-            words = set(normalize(sentence).split())
-            hits = words & set(answer_claims)
+            hits = _stems(sentence) & {stem(c) for c in answer_claims}
             found |= hits
             if hits & wanted and len(sentences) < max_sentences:
                 sentences.append(sentence.strip()[:500])
-    return Support(tuple(answer_claims), tuple(c for c in answer_claims if c in found), novel, tuple(sentences))
+    return Support(tuple(answer_claims), tuple(c for c in answer_claims if stem(c) in found), novel, tuple(sentences))
