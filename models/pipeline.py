@@ -28,7 +28,7 @@ from models.deadline import Deadline
 from models.llm.generator import GenerationRequest, Generator, make_generator
 from models.llm.postprocess import clean_answer, is_idk
 from models.llm.prompts import PromptLibrary
-from models.types import IDK, Answer, Chunk, Query
+from models.types import IDK, INVALID, Answer, Chunk, Query
 from models.verify import Candidate, SupportVerifier, Verifier
 from models.web import Embedder, WebRetriever, format_context
 
@@ -224,7 +224,8 @@ class Pipeline:
                 attempt["verifier"] = decision.as_trace()
                 answer_text, accepted = decision.answer, decision.accepted
             state.trace["attempts"].append(attempt)
-            if (accepted and not is_idk(answer_text)) or final:
+            # "invalid question" settles only on the last pathway: db3 sent a KG "invalid" on to the web
+            if (accepted and not is_idk(answer_text) and answer_text != INVALID) or final:
                 state.answer = Answer(answer_text, source, state.domain, {"chunks": len(chunks.get(id(state), ()))})
 
     # ------------------------------------------------------------------ shared answer step
