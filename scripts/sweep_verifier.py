@@ -1,11 +1,12 @@
 """Chooses the verifier's thresholds: replays saved traces under a grid of settings and prints the
 accuracy / hallucination / score of each, per run and summed.
 
-    python scripts/sweep_verifier.py outputs/cpu-task1 /tmp/dev10 /tmp/task2 /tmp/task3 --judge rules
+    python scripts/sweep_verifier.py outputs/cpu-task1 /tmp/dev10 /tmp/task2 /tmp/task3
 
 Each argument is a `local_evaluation.py` output dir (or its predictions.jsonl) whose records carry traces.
-The replayed answers are scored with the V3 rules and the chosen judge, exactly as local_evaluation.py
-scores; the current profile's setting is marked with `*`. No model is loaded except the judge's.
+The replayed answers are scored by the deterministic `normalized` judge (the headline) and by the V3 rules
+alone (the official numbers without an LLM judge), as local_evaluation.py scores them; the current
+profile's setting is marked with `*`. No model is loaded.
 """
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from models.config import load_config  # noqa: E402
-from models.eval.judge import make_judge  # noqa: E402
+from models.eval.judge import RulesJudge  # noqa: E402
 from models.eval.metrics import ScoreItem, compute_metrics, score_predictions  # noqa: E402
+from models.eval.normalized_judge import NormalizedJudge  # noqa: E402
 from models.eval.runner import PREDICTIONS_FILE, PredictionLog  # noqa: E402
 from models.trim import load_grader_trim  # noqa: E402
 from models.verify.replay import grid, replay  # noqa: E402
@@ -34,14 +36,13 @@ AXES = {
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("runs", nargs="+", help="output dirs or predictions.jsonl files with traces")
-    parser.add_argument("--judge", default="rules", help="judge kind as in local_evaluation.py --judge")
     parser.add_argument("--profile", default="cpu", help="the profile whose verifier section is the base")
     parser.add_argument("--tokenizer", help="the grader's tokenizer dir for the exact 75-token trim")
     parser.add_argument("--top", type=int, default=15, help="settings printed, best total score first")
     args = parser.parse_args(argv)
 
     base = load_config(args.profile).verifier
-    judge, trim = make_judge(args.judge), load_grader_trim(args.tokenizer)
+    judge, official, trim = NormalizedJudge(), RulesJudge(), load_grader_trim(args.tokenizer)
     runs = {name: PredictionLog(_predictions(name)).load() for name in args.runs}
     rows = []
     for config in grid(dataclasses.replace(base, enabled=True), AXES):
@@ -50,16 +51,19 @@ def main(argv=None) -> int:
             items = [ScoreItem(r.get("query", ""), replay(r, config), r.get("gold", ""), tuple(r.get("alt_ans") or ()))
                      for r in records]
             per_run[name] = compute_metrics(score_predictions(items, judge, trim))
+            per_run[name]["official"] = compute_metrics(score_predictions(items, official, trim))["score"]
         total = sum(m["score"] * m["total"] for m in per_run.values()) / max(1, sum(m["total"] for m in per_run.values()))
         rows.append((total, config, per_run))
     rows.sort(key=lambda row: -row[0])
     chosen = [row for row in rows if _same(row[1], base)]
-    print(f"judge {judge.name}; {len(rows)} settings; columns per run: score acc halluc (n correct/miss/wrong)")
+    print(f"normalized judge; {len(rows)} settings; per run: score accuracy hallucination "
+          f"(n correct/missing/wrong) [official rules-only score]")
     for total, config, per_run in rows[:args.top] + [r for r in chosen if r not in rows[:args.top]]:
         mark = "*" if _same(config, base) else " "
         setting = " ".join(f"{k}={getattr(config, k)}" for k in AXES)
         cells = "  ".join(f"{Path(n).name}: {m['score']:+.2f} {m['accuracy']:.2f} {m['hallucination']:.2f} "
-                          f"({m['n_correct']}/{m['n_miss']}/{m['n_hallucination']})" for n, m in per_run.items())
+                          f"({m['n_correct']}/{m['n_miss']}/{m['n_hallucination']}) [{m['official']:+.2f}]"
+                          for n, m in per_run.items())
         print(f"{mark} mean {total:+.3f} | {setting} | {cells}")
     return 0
 

@@ -96,7 +96,8 @@ def test_full_run_prints_metrics_and_writes_every_file(data, tmp_path, stand_in,
     assert len(stdout) == 1
     metrics = json.loads(stdout[0])
     assert tuple(metrics) == METRIC_KEYS
-    # exact: canberra, four (an alt answer), invalid question; idk: the matrix; unjudged: 181.16, two countries
+    # exact: canberra, four (an alt answer), invalid question; idk: the matrix; wrong: 181.16 (a different
+    # price), two of five countries (decided by the normalized judge; unjudged by the rules alone)
     assert (metrics["n_correct"], metrics["n_miss"], metrics["n_hallucination"]) == (3, 1, 2)
     assert metrics["score"] == pytest.approx(1 / 6)
     for name in ("config.yaml", "predictions.jsonl", "verdicts.jsonl", "summary.json", "report.md",
@@ -104,7 +105,13 @@ def test_full_run_prints_metrics_and_writes_every_file(data, tmp_path, stand_in,
         assert (out / name).exists(), name
     assert "batch_size: 2" in (out / "config.yaml").read_text()
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["n_unjudged"] == 2 and summary["judge"] == "rules" and summary["router"]["accuracy"] == 1.0
+    assert summary["n_unjudged"] == 0 and summary["judge"] == "normalized" and summary["router"]["accuracy"] == 1.0
+    assert summary["decided_by"] == {"exact": 3, "normalized": 2, "idk-rule": 1}
+    official = summary["official"]
+    assert official["judge"] == "rules" and official["n_unjudged"] == 2 and official["metrics"] == metrics
+    verdicts = [json.loads(line) for line in (out / "verdicts.jsonl").read_text().splitlines()]
+    assert [(v["decided_by"], v["official_decided_by"]) for v in verdicts][4:] == [
+        ("judge:normalized", "unjudged"), ("judge:normalized", "unjudged")]
     assert summary["macro_score_over_domains"] == pytest.approx((0 + 0 + 1 + 1 - 1) / 5)
     assert summary["trim"].startswith("calibrated-rule")
     assert read_ids(out) == [f"id{i}" for i in range(6)]

@@ -41,7 +41,8 @@ def test_summary_macro_average_breakdowns_router_sources_latency(run):
     assert "by_popularity" not in summary  # no v5 popularity in this data
     assert summary["router"] == {"accuracy": 0.5, "n": 2}
     assert summary["sources"] == {"web": 3, "kg": 2, "llm": 1}
-    assert summary["decided_by"] == {"exact": 2, "idk-rule": 2, "unjudged": 1, "judge": 1}
+    assert summary["decided_by"] == {"exact": 2, "idk-rule": 2, "unjudged": 1, "local": 1}
+    assert summary["official"] is None
     assert summary["n_unjudged"] == 1 and "counted as hallucinations" in summary["scoring_note"]
     assert summary["latency"]["n"] == 5 and summary["latency"]["n_over_budget"] == 1
     assert summary["latency"]["median_s"] == 3.0 and summary["latency"]["max_s"] == 40.0
