@@ -215,7 +215,7 @@ class Pipeline:
             decisions = [None] * len(candidates)
             failure = f"verifier failed: {type(exc).__name__}: {exc}"
         for (state, raw, text), decision in zip(answered, decisions):
-            attempt = {"pathway": source, "raw_output": raw, "candidate": text,
+            attempt = {"pathway": source, "raw_output": raw or "", "candidate": text,
                        "chunks": [_chunk_trace(c) for c in chunks.get(id(state), ())]}
             if decision is None:
                 attempt["verifier"] = {"accepted": False, "answer": IDK, "reason": failure}
@@ -223,6 +223,10 @@ class Pipeline:
             else:
                 attempt["verifier"] = decision.as_trace()
                 answer_text, accepted = decision.answer, decision.accepted
+                if not (raw or "").strip():  # say why there is nothing, not "the model abstained"
+                    attempt["verifier"]["reason"] = ("no context to answer from" if raw is None else
+                                                     "no model output (the deadline cut the generation, or it "
+                                                     "was empty)")
             state.trace["attempts"].append(attempt)
             # "invalid question" settles only on the last pathway: db3 sent a KG "invalid" on to the web
             if (accepted and not is_idk(answer_text) and answer_text != INVALID) or final:
@@ -230,14 +234,15 @@ class Pipeline:
 
     # ------------------------------------------------------------------ shared answer step
     def _answer(self, states, chunks, prompt_name, adapter, deadline):
-        """Yields (state, raw output, cleaned answer) for each state with a non-empty context; IDK otherwise."""
+        """Yields (state, raw output, cleaned answer) for each state with a non-empty context; (state, None,
+        IDK) otherwise."""
         p = self.config.pipeline
         template = self.prompts.get(prompt_name)
         asks = []
         for state in states:
             context = format_context(chunks[id(state)], self.generator, self.config.web.context_max_tokens)
             if not context:
-                yield state, "", IDK
+                yield state, None, IDK  # raw None: there was nothing to ask the model about
                 continue
             messages = template.render(context=context, query=state.query.text,
                                        query_time=state.query.query_time, token_limit=p.answer_word_limit)
