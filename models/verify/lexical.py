@@ -3,8 +3,8 @@
 Text is normalised the same way on both sides (case, accents, punctuation, thousands separators, "$"),
 number words become digits ("four" -> 4) and an ISO date is also looked for as it is written in prose
 ("2010-07-15" -> "july 15 2010", "15 july 2010"). A claim is one answer token that is not a stop word; the
-support is the share of claims found in the evidence. Claims that occur in the question as well are
-reported apart (`novel`): an answer made only of the question's words restates it and proves nothing.
+support is the share of the answer's novel claims (those that are not words of the question) found in the
+evidence; an answer made only of the question's words restates it and proves nothing.
 """
 from __future__ import annotations
 
@@ -85,11 +85,14 @@ class Support:
 
     @property
     def share(self) -> float:
-        return len(self.found) / len(self.claims) if self.claims else 0.0
+        """Share of the novel claims found (of all claims when every one is a word of the question): words
+        the answer repeats from the question need no support ("The movie ... released in 2010")."""
+        checked = self.novel or self.claims
+        return sum(c in self.found for c in checked) / len(checked) if checked else 0.0
 
     @property
     def missing(self) -> tuple[str, ...]:
-        return tuple(c for c in self.claims if c not in self.found)
+        return tuple(c for c in (self.novel or self.claims) if c not in self.found)
 
 
 def support(answer: str, question: str, evidence: Sequence[str], max_sentences: int = 32) -> Support:
