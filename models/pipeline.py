@@ -67,6 +67,7 @@ class Pipeline:
         self.verifier = verifier or SupportVerifier(config.verifier, generator=generator, prompts=self.prompts)
         self._task = config.pipeline.task or 1  # the task of the batch being answered (see task_for)
         self.stage_seconds: dict[str, float] = {}  # wall time per stage of the last batch (logged; for profiling)
+        self.skipped_stages: list[str] = []  # stages of the last batch not started because the deadline passed
         # Fail at start-up, not mid-batch, on a prompt or adapter the profile names but cannot serve.
         for name in (config.pipeline.answer_prompt, config.pipeline.kg_answer_prompt):
             self.prompts.get(name)
@@ -110,7 +111,7 @@ class Pipeline:
         """Answers every query, in order; never raises for one bad query."""
         deadline = deadline or Deadline(None)
         self._task = self.task_for(queries)
-        self.stage_seconds = {}
+        self.stage_seconds, self.skipped_stages = {}, []
         states = [_State(q) for q in queries]
         self._stage("route", self._route, states, deadline)
         self._stage("public data", self._public_data, states, deadline)
@@ -122,7 +123,8 @@ class Pipeline:
         answer = state.answer or Answer(IDK, "fallback", state.domain)
         attempts = state.trace["attempts"]
         why = (attempts[-1]["verifier"].get("reason", "") if attempts else
-               f"no pathway answered (stages run: {', '.join(self.stage_seconds) or 'none'}; see the log)")
+               f"no pathway answered (stages run: {', '.join(self.stage_seconds) or 'none'}; skipped at the "
+               f"deadline: {', '.join(self.skipped_stages) or 'none'})")
         state.trace.update(task=self._task, domain=state.domain, source=answer.source, why=why,
                            stages={k: round(v, 3) for k, v in self.stage_seconds.items()})
         return Answer(answer.text, answer.source, answer.domain, answer.detail, state.trace)
@@ -133,6 +135,7 @@ class Pipeline:
             return
         if deadline.expired():
             log.warning("stage %s skipped: batch deadline reached", name)
+            self.skipped_stages.append(name)
             return
         started = time.monotonic()
         try:

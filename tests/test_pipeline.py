@@ -231,3 +231,8 @@ def test_a_verifier_that_raises_costs_its_answers_not_the_batch():
     answers = pipe.answer(queries("q1", "q2"))
     assert [a.text for a in answers] == [IDK, IDK]
     assert answers[0].trace["why"] == "verifier failed: RuntimeError: boom"
+
+
+def test_the_trace_says_which_stages_the_deadline_skipped():
+    answers = build().answer(queries("q1"), deadline=Deadline(0))
+    assert answers[0].text == IDK and "skipped at the deadline: route, public data, kg, web" in answers[0].trace["why"]
