@@ -26,6 +26,7 @@ from models.trim import load_grader_trim  # noqa: E402
 from models.verify.replay import grid, replay  # noqa: E402
 
 AXES = {
+    "support_scope": ("evidence", "chunk", "sentence"),
     "min_lexical_support": (0.0, 0.5, 0.75, 1.0),
     "min_similarity": (0.0, 0.3, 0.4, 0.5, 0.6, 0.7),
     "reject_restatements": (True, False),

@@ -14,6 +14,7 @@ class VerifierConfig:
 
     enabled: bool = True  # False: every candidate is accepted (the decision is still traced)
     min_lexical_support: float = 1.0  # share of the answer's numbers/dates/words found in its evidence
+    support_scope: str = "evidence"  # where those must be found together: evidence | chunk | sentence
     min_similarity: float = 0.0  # cosine of the best supporting sentence to query + answer (0 = off)
     reject_restatements: bool = True  # an answer made only of the question's words carries no evidence
     accept_choices: bool = False  # "A or B?" answered by a span of the question: kept (True) or refused

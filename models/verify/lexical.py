@@ -82,6 +82,8 @@ class Support:
     found: tuple[str, ...]
     novel: tuple[str, ...]  # claims that are not words of the question
     sentences: tuple[str, ...]  # evidence sentences holding at least one novel claim (or any claim)
+    chunk_share: float = 0.0  # the best single evidence text's share of the checked claims
+    sentence_share: float = 0.0  # the best single sentence's share (claims stated together, not scattered)
 
     @property
     def share(self) -> float:
@@ -103,10 +105,17 @@ def support(answer: str, question: str, evidence: Sequence[str], max_sentences: 
     wanted = {stem(c) for c in (novel or answer_claims)}
     found: set[str] = set()
     sentences: list[str] = []
+    best_chunk = best_sentence = 0
     for text in evidence:
+        in_chunk: set[str] = set()
         for sentence in _SENTENCE.split(text or ""):
             hits = _stems(sentence) & {stem(c) for c in answer_claims}
-            found |= hits
+            in_chunk |= hits
+            best_sentence = max(best_sentence, len(hits & wanted))
             if hits & wanted and len(sentences) < max_sentences:
                 sentences.append(sentence.strip()[:500])
-    return Support(tuple(answer_claims), tuple(c for c in answer_claims if stem(c) in found), novel, tuple(sentences))
+        found |= in_chunk
+        best_chunk = max(best_chunk, len(in_chunk & wanted))
+    n = max(1, len(wanted))
+    return Support(tuple(answer_claims), tuple(c for c in answer_claims if stem(c) in found), novel, tuple(sentences),
+                   best_chunk / n, best_sentence / n)

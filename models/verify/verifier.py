@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 # A premise is contradicted when an evidence sentence about the question's subject negates something.
 _NEGATION = re.compile(r"\b(?:never|not|no|none|didn't|did not|hasn't|has not|haven't|have not|wasn't|isn't|"
                        r"doesn't|does not|no longer|neither|nor)\b", re.IGNORECASE)
+_SCOPES = {"evidence": "lexical", "chunk": "chunk", "sentence": "sentence"}  # scope -> score name
 _CHOICE = re.compile(r"\b(?:or|between)\b", re.IGNORECASE)
 
 
@@ -72,6 +73,8 @@ class SupportVerifier:
     """
 
     def __init__(self, config: VerifierConfig, embedder=None, generator=None, prompts=None):
+        if config.support_scope not in _SCOPES:
+            raise ValueError(f"verifier.support_scope must be one of {sorted(_SCOPES)}, got {config.support_scope!r}")
         self.config = config
         self.embedder = embedder
         self.generator = generator
@@ -103,6 +106,7 @@ class SupportVerifier:
             return scores
         found = support(answer, candidate.query, candidate.evidence)
         scores.update(claims=len(found.claims), lexical=round(found.share, 4), novel=len(found.novel),
+                      chunk=round(found.chunk_share, 4), sentence=round(found.sentence_share, 4),
                       missing=list(found.missing), choice=_is_choice(candidate.query, answer))
         scores["similarity"], scores["supporting"] = self._similarity(candidate.query, answer, found.sentences)
         return scores
@@ -160,10 +164,13 @@ def decide(scores: Mapping[str, Any], config: VerifierConfig) -> Decision:
         elif scores.get("choice") or config.reject_restatements:
             why = "a choice between the question's options" if scores.get("choice") else "restates the question"
             return Decision(IDK, False, f"{why}: nothing to check against the evidence", scores)
-    lexical = float(scores.get("lexical") or 0.0)
+    lexical = float(scores.get(_SCOPES[config.support_scope]) or 0.0)
     if lexical < config.min_lexical_support:
-        return Decision(IDK, False, f"lexical support {lexical:.2f} < {config.min_lexical_support:.2f}; "
-                                    f"not in the evidence: {', '.join(scores.get('missing') or [])}", scores)
+        missing = scores.get("missing") or []
+        where = f"not in the evidence: {', '.join(missing)}" if missing else \
+            f"not stated together in one {config.support_scope}"
+        return Decision(IDK, False, f"lexical support ({config.support_scope}) {lexical:.2f} < "
+                                    f"{config.min_lexical_support:.2f}; {where}", scores)
     similarity = scores.get("similarity")
     if config.min_similarity > 0 and (similarity is None or similarity < config.min_similarity):
         return Decision(IDK, False, f"similarity {similarity} < {config.min_similarity:.2f}", scores, supporting)

@@ -124,3 +124,14 @@ def test_normalisation_and_claims():
     assert normalize("Bong Joon-ho's 1,234 films, Four") == "bong joon ho s 1234 films 4"
     assert claims("The 2010-07-15 release") == ["2010", "july", "15", "release"]
     assert support("Canberra", "capital of australia?", ["The capital is Canberra."]).share == 1.0
+
+
+def test_claims_scattered_over_the_evidence_fail_a_sentence_scope():
+    evidence = ("Jeff Bezos founded Amazon.", "Elon Musk was born in Pretoria, South Africa.")
+    query = "in which country was the founder of spacex born?"
+    assert check("Jeff Bezos, Pretoria", query=query, evidence=evidence).accepted
+    scattered = check("Jeff Bezos, Pretoria", query=query, evidence=evidence, support_scope="sentence")
+    assert not scattered.accepted and "not stated together in one sentence" in scattered.reason
+    assert check("Pretoria, South Africa", query=query, evidence=evidence, support_scope="sentence").accepted
+    with pytest.raises(ValueError):
+        SupportVerifier(VerifierConfig(support_scope="page"))
