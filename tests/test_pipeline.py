@@ -178,6 +178,9 @@ def test_unconfigured_adapter_fails_at_start_up():
 
 
 # ---------------------------------------------------------------- verification and traces
+NO_EMBEDDER = {"verifier.min_similarity": 0.0}  # these pipelines have no embedder: lexical checks only
+
+
 class DirectKG(FakeKG):
     """A KG whose program yields a single value for "q1" and only facts for "q2"."""
 
@@ -193,7 +196,8 @@ def paris(prompt, adapter):
 
 def test_a_kg_value_answers_without_an_answer_call_and_is_traced():
     generator = FakeGenerator(paris)
-    pipe = Pipeline(load_config("cpu", {"pipeline.task": 2}), generator, FakeWeb(), FakeRouter(), kg=DirectKG({}))
+    pipe = Pipeline(load_config("cpu", NO_EMBEDDER | {"pipeline.task": 2}), generator, FakeWeb(), FakeRouter(),
+                    kg=DirectKG({}))
     first, second = pipe.answer(queries("q1", "q2"))
     assert (first.text, first.source) == ("2010-07-15", "kg-direct")
     assert first.trace["kg"]["program"] == 'get_movie("x")["release_date"]' and first.trace["kg"]["outcome"] == "executed"
@@ -214,7 +218,7 @@ def test_a_supported_web_answer_is_kept():
     echo = FakeGenerator(lambda prompt, adapter: "Canberra")
     web = FakeWeb()
     web.retrieve = lambda qs, task: [[Chunk("The capital of Australia is Canberra.", "https://x.org")] for _ in qs]
-    pipe = Pipeline(load_config("cpu", {"pipeline.task": 1}), echo, web, FakeRouter())
+    pipe = Pipeline(load_config("cpu", NO_EMBEDDER | {"pipeline.task": 1}), echo, web, FakeRouter())
     answer = pipe.answer(queries("what is the capital of australia?"))[0]
     assert (answer.text, answer.source) == ("Canberra", "web")
     assert answer.trace["attempts"][0]["verifier"]["accepted"]
