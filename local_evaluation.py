@@ -101,7 +101,7 @@ def mock_api(task: int):
     if task not in (2, 3) or os.environ.get(MOCK_API_ENV):
         yield os.environ.get(MOCK_API_ENV)
         return
-    from models.kg.mock_server import running_server
+    from mock_api.server import running_server
 
     with running_server(kg_dir=None, port=0) as url:
         os.environ[MOCK_API_ENV] = url

@@ -21,6 +21,7 @@ from typing import Any, Mapping
 
 import yaml
 
+from models.embedder import EmbedderConfig
 from models.kg.config import KGConfig
 from models.llm.config import LLMConfig
 from models.public_data.config import PublicDataConfig
@@ -69,6 +70,7 @@ class Config:
     models_dir: str
     pipeline: PipelineConfig = field(default_factory=PipelineConfig)
     llm: LLMConfig = field(default_factory=LLMConfig)
+    embedder: EmbedderConfig = field(default_factory=EmbedderConfig)
     web: WebConfig = field(default_factory=WebConfig)
     kg: KGConfig = field(default_factory=KGConfig)
     public_data: PublicDataConfig = field(default_factory=PublicDataConfig)

@@ -1,6 +1,6 @@
 """Benchmark of the web pathway against the naive CRAG-baseline retriever, on real CRAG questions.
 
-    python scripts/bench_web.py [--data /work/shared/crag/dev_data.jsonl.bz2] [--profile cpu] [--threads 1]
+    python scripts/bench_web.py [--data ../shared/crag/dev_data.jsonl.bz2] [--profile cpu] [--threads 1]
 
 Per question, and as medians/totals, it prints for the configured pathway (and, for comparison, the same
 pathway with the other extraction backend): extraction ms, chunk count, embedding ms, rerank ms, total ms
@@ -36,10 +36,11 @@ import numpy as np  # noqa: E402
 
 from models.config import load_config  # noqa: E402
 from models.data import load_examples  # noqa: E402
+from models.embedder import Embedder  # noqa: E402
 from models.types import Query, SearchResult  # noqa: E402
-from models.web import Embedder, WebRetriever, format_context  # noqa: E402
+from models.web import WebRetriever, format_context  # noqa: E402
 
-# Entities of the gold answers of /work/shared/crag/dev_data.jsonl.bz2 (by interaction_id prefix).
+# Entities of the gold answers of ../shared/crag/dev_data.jsonl.bz2 (by interaction_id prefix).
 KEYS = {
     "55b219e5": ["salesforce"],
     "6a9a6e0f": ["jennifer aniston", "kim kardashian", "selena gomez"],
@@ -141,10 +142,10 @@ def run_naive(embedder: Embedder, query: Query, keys: list[Key]) -> Row:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default="/work/shared/crag/dev_data.jsonl.bz2")
+    parser.add_argument("--data", default="../shared/crag/dev_data.jsonl.bz2")
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (the targets are for one core)")
-    parser.add_argument("--tokenizer", default="/work/shared/crag/tokenizer", help="token counter for the context")
+    parser.add_argument("--tokenizer", default="../shared/crag/tokenizer", help="token counter for the context")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--task", type=int, default=1, choices=(1, 2, 3), help="3: snippet preselection of 50 pages")
     args = parser.parse_args()
@@ -155,7 +156,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     config = load_config(args.profile)
     cfg = config.web
-    embedder = Embedder.from_config(cfg.embedder, config.models_dir)
+    embedder = Embedder.from_config(config.embedder, config.models_dir)
     other_backend = "bs4" if cfg.extraction_backend == "selectolax" else "selectolax"
     ours = WebRetriever.from_config(cfg, config.models_dir, embedder=embedder)
     other = WebRetriever.from_config(replace(cfg, extraction_backend=other_backend), config.models_dir, embedder)

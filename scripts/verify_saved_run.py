@@ -22,7 +22,8 @@ from models.crag_model import CragModel  # noqa: E402
 from models.data import DEFAULT_DATA_PATH, load_examples  # noqa: E402
 from models.eval.runner import PREDICTIONS_FILE, PredictionLog  # noqa: E402
 from models.verify import Candidate, SupportVerifier  # noqa: E402
-from models.web import Embedder, WebRetriever  # noqa: E402
+from models.embedder import Embedder  # noqa: E402
+from models.web import WebRetriever  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -35,7 +36,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     config = load_config(args.profile, {"pipeline.task": args.task})
-    embedder = Embedder.from_config(config.web.embedder, config.models_dir)
+    embedder = Embedder.from_config(config.embedder, config.models_dir)
     web = WebRetriever.from_config(config.web, config.models_dir, embedder=embedder)
     verifier = SupportVerifier(config.verifier, embedder=embedder)
     examples = {e["interaction_id"]: e for e in load_examples(args.data)}

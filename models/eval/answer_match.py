@@ -6,14 +6,16 @@ gold's answer and nothing that competes with it; "incorrect" when the prediction
 answer of the gold's kind; undecided otherwise (the caller asks an LLM judge or leaves it unjudged).
 
 Checks, in order (the first that applies decides):
-1. empty prediction; same text after normalisation; hedging ("maybe", "i think", "not sure": CRAG's V3
-   rubric scores an unsure answer 0);
+1. empty prediction; same text after normalisation; hedging ("maybe", "i think", "not sure", "either",
+   or "x or y" where the question offers no choice: CRAG's V3 rubric scores an unsure answer 0);
 2. the gold's kind: yes/no, a date (a bare year only when the question asks for a year or "when"),
    a match score ("3-1"), a number (with unit, currency, percentage, scale word or spelled out), a list
    (order-free, every member, no extra member);
 3. anything else is an entity: a comparison question's other option is wrong; the gold inside a
-   prediction that adds nothing beyond the question's words is right; a prediction sharing no content
-   word (nor acronym) with a short gold is wrong.
+   prediction that adds nothing beyond the question's words (or only a short description) is right; a
+   prediction sharing no content word (nor acronym) with a short gold is wrong, as is another person's
+   name sharing only part of it; the gold's last name(s) alone are right;
+4. a long gold sentence with figures: figures none of which are the gold's are wrong.
 """
 from __future__ import annotations
 
@@ -54,8 +56,8 @@ LANGUAGE_CODES = {"en": "english", "fr": "french", "de": "german", "es": "spanis
                   "ja": "japanese", "zh": "chinese", "ko": "korean", "ru": "russian", "pt": "portuguese",
                   "hi": "hindi", "sv": "swedish", "da": "danish", "nl": "dutch", "cn": "chinese"}
 MAX_LIST_ITEM_WORDS = 5  # longer "items" are clauses of a sentence, not members of a list
-MAX_CONTAINING_WORDS = 25
-MAX_ENTITY_WORDS = 6  # longer golds are sentences: sharing no word says less about them  # a longer prediction "containing" the gold is a different, riskier thing
+MAX_CONTAINING_WORDS = 25  # a longer prediction "containing" the gold is a different, riskier thing
+MAX_ENTITY_WORDS = 6  # longer golds are sentences: sharing no word says less about them
 
 
 @dataclass(frozen=True)
@@ -217,6 +219,9 @@ def _number(query: str, gold: str, prediction: str) -> Match | None:
         return Match(1, f"the gold number ({_show_number(expected)}) first, other figures as detail")
     if matches or any(same is None for _, same in verdicts):
         return Match(None, "the gold number among others, or too coarse to tell")
+    members = split_list(remove_dates(text))
+    if len(members) > 1 and all(re.fullmatch(r"[\d.,]+", m) for m in members) and "how many" in clean(query):
+        return Match(None, "an enumeration for a count")  # "19, 21, 25 and 30" are four album titles
     return Match(0, f"a different number ({_show_number(stated[0])}, gold {_show_number(expected)})")
 
 
@@ -334,7 +339,9 @@ def _entity(query: str, gold: str, prediction: str) -> Match | None:
         return None
     if not gold_words & said:
         acronym = _acronym(gold)
-        if max(map(len, gold_words)) > 2 and (len(acronym) < 2 or acronym not in said):
+        abbreviated = len(acronym) > 1 and any(len(t) > 1 and (t.startswith(acronym) or acronym.startswith(t))
+                                               for t in said)  # "uk", "usa" for "united states"
+        if max(map(len, gold_words)) > 2 and not abbreviated:
             return Match(0, "shares no word with the gold answer")
         return None
     return _partial_name(query, gold, prediction)
@@ -354,6 +361,9 @@ def _partial_name(query: str, gold: str, prediction: str) -> Match | None:
     foreign = [t for t in said if t not in gold_tokens and t not in _content(query) and t not in STOPWORDS]
     if gold_tokens[-1] not in said and foreign:
         return Match(0, f"another name ({' '.join(said)!r}) sharing only part of the gold")
+    if len(said) == len(gold_tokens) > 1 and said[-1] == gold_tokens[-1] and any(
+            not (s.startswith(g) or g.startswith(s)) for s, g in zip(said[:-1], gold_tokens[:-1])):
+        return Match(0, f"another person with the gold's last name ({' '.join(said)!r})")
     return None
 
 
@@ -383,7 +393,8 @@ def _containing(query: str, gold: str, prediction: str, text: str) -> Match:
         return Match(None, "the gold with a negation or an alternative")
     members = re.split(r"\s+(?:and|&)\s+", text.strip(" ."))
     if len(members) == 2 and " and " not in clean(gold) and all(len(m.split()) <= 4 for m in members):
-        return Match(0, f"names another answer beside the gold ({members[1] if contains_phrase(members[0], gold) else members[0]!r})")
+        other = members[1] if contains_phrase(members[0], gold) else members[0]
+        return Match(0, f"names another answer beside the gold ({other!r})")
     if _appositive(gold, text):
         return Match(1, "the gold answer first, then a short description")
     extra = _content(prediction) - _content(gold) - _content(query)
@@ -393,10 +404,14 @@ def _containing(query: str, gold: str, prediction: str, text: str) -> Match:
 
 
 def _appositive(gold: str, text: str) -> bool:
-    """"Ottawa, Ontario", "Salesforce (CRM)": the answer opens with the gold, and what follows is a short
-    description in brackets or after a comma, without figures (a wrong year in brackets is a wrong answer)."""
+    """"Ottawa, Ontario", "Salesforce (CRM)", "Kilimanjaro in Tanzania": the answer opens with the gold, and
+    what follows is a short description in brackets, after a comma or a short "in <place>", without figures
+    (a wrong year in brackets is a wrong answer)."""
     found = re.match(r"(?:the\s+)?" + r"[\W_]+".join(map(re.escape, normalize_text(gold).split())) + r"\b(.*)$", text)
     if found is None:
         return False
     rest = found.group(1).strip(" .")
-    return bool(re.match(r"[(,]", rest)) and not re.search(r"\d", rest) and len(words(rest)) <= 6
+    if re.search(r"\d", rest) or NEGATION.search(rest) or CONTRAST.search(rest):
+        return False
+    return bool(re.match(r"[(,]", rest)) and len(words(rest)) <= 6 or \
+        bool(re.fullmatch(r"in [a-z][a-z .'-]*", rest)) and len(words(rest)) <= 3  # "kilimanjaro in tanzania"

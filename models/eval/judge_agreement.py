@@ -2,8 +2,9 @@
 
 One row per (question, gold answers, prediction) with a human label, `correct` or `incorrect`, a one-line
 reason, and where it came from (`source`: sample, dev, task2, task3 or hard; `origin`: a real run of this
-package or a written variant; `heldout`: written after the judge's rules were frozen, reported apart). Each row is scored as `local_evaluation.py` scores a prediction (the V3
-exact and invalid rules, then the judge), with no trim (the rows are short), and compared with its label:
+package or a written variant; `heldout`: written after the judge's rules were frozen, reported apart).
+Each row is scored as `local_evaluation.py` scores a prediction (the V3 exact and invalid rules, then the
+judge), with no trim (the rows are short), and compared with its label:
 - agreement: the share of decided rows (not unjudged) whose outcome is the label;
 - undecided: the share of all rows left unjudged;
 - the confusion matrix (label x verdict, verdict `unjudged` apart), the same per source, and the rows a
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from models.config import REPO_ROOT
+from models.paths import REPO_ROOT
 from models.eval.judge import Judge
 from models.eval.metrics import CORRECT, ScoreItem, Verdict, score_predictions
 

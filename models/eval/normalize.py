@@ -26,6 +26,7 @@ TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seve
         "ninety": 90}
 SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9, "b": 1e9,
           "trillion": 1e12, "tn": 1e12, "t": 1e12}
+PLAIN_PUNCTUATION = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "−": "-"})
 ARTICLES = frozenset({"the", "a", "an"})
 TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "sir", "dame", "prof", "professor"})
 SUFFIXES = frozenset({"jr", "sr", "inc", "corp", "corporation", "ltd", "plc", "llc", "co"})
@@ -42,7 +43,8 @@ _CLOCK = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?\b")
 _SPELLED = re.compile(r"\b(?:(%s)(?:[\s-](%s))?|(%s))\b" % (
     "|".join(TENS), "|".join(w for w in SMALL_NUMBERS if 0 < SMALL_NUMBERS[w] < 10), "|".join(SMALL_NUMBERS)))
 _NUMBER = re.compile(
-    r"(?<![\w.])(?P<sign>[-−])?(?P<currency>[$€£¥])?\s?(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+    r"(?<![\w.])(?P<sign>[-−])?(?P<currency>[$€£¥])?\s?"
+    r"(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
     r"(?:\s?(?P<scale>thousand|million|billion|trillion|mn|bn|tn|k|m|b|t)\b)?(?P<percent>\s?(?:%|percent\b))?")
 
 
@@ -74,8 +76,7 @@ def strip_accents(text: str) -> str:
 def clean(text: str) -> str:
     """Lowercase, no diacritics, typographic quotes and dashes made plain, spaces collapsed."""
     text = strip_accents(text or "").lower()
-    text = text.translate(str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "−": "-"}))
-    return " ".join(text.split())
+    return " ".join(text.translate(PLAIN_PUNCTUATION).split())
 
 
 def words(text: str) -> list[str]:
@@ -152,15 +153,19 @@ def parse_number(text: str) -> Number | None:
 
 
 def same_number(gold: Number, prediction: Number) -> bool | None:
-    """True: equal at the gold's precision, or a scale-word rounding within 0.5 % ("102 million" for
-    101,756,123); False: different at the prediction's own precision; None: a coarser figure that rounds to
-    the gold (183 for 182.63): V3's "almost exactly" cannot be told apart from a wrong figure here."""
+    """True: equal at the gold's precision, or a scale-word rounding to three significant digits within
+    0.5 % ("102 million" for 101,756,123); False: different at the prediction's own precision; None: a
+    coarser figure that rounds to the gold (183 for 182.63): V3's "almost exactly" cannot tell it from a
+    wrong figure."""
     if abs(gold.value - prediction.value) <= gold.step / 2 + 1e-9:
         return True
     coarse = prediction.step
     if coarse > gold.step and abs(gold.value - prediction.value) <= coarse / 2 + 1e-9:
         relative = abs(gold.value - prediction.value) / max(abs(gold.value), 1e-9)
-        return True if relative <= 0.005 and coarse >= 1000 else None  # "388 thousand" for 387,758
+        # "388 thousand" for 387,758, "102 million" for 101,756,123 (V3's own example): a scale word and
+        # three significant digits; "$61 billion" for $60.9 billion drops a digit the gold has
+        significant = len(f"{abs(prediction.value) / coarse:.0f}")
+        return True if relative <= 0.005 and coarse >= 1000 and significant >= 3 else None
     return False
 
 
@@ -207,5 +212,5 @@ def parse_date(text: str) -> Date | None:
 
 def split_list(text: str) -> list[str]:
     """The items of an enumeration: split on commas, semicolons, "and" and "&"; empty items dropped."""
-    parts = re.split(r"\s*(?:,|;|\band\b|&)\s*", clean(text))
+    parts = re.split(r"\s*(?:,(?!\d{3}\b)|;|\band\b|&)\s*", clean(text))  # not the comma of 1,234
     return [p.strip(" .") for p in parts if p.strip(" .")]

@@ -149,7 +149,7 @@ class KGPathway:
             return KGEvidence(text, "empty")
         try:
             result = execute(program, self.client, now=query.time, limits=self.limits, matcher=self.matcher,
-                             deadline=deadline)
+                             deadline=deadline, question=query.text)
             facts = verbalize(result, self.config.max_fact_chars, self.config.max_listed)
         except KGError as exc:
             log.info("no KG evidence for %s: %s", query.interaction_id, exc)

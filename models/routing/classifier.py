@@ -1,8 +1,8 @@
 """The router that needs no LLM call: sentence embeddings + a linear scikit-learn classifier.
 
 ElectricSheep found an SVM on query embeddings more accurate and far cheaper than in-context
-classification; here the embedder is the one the web pathway already loaded, so routing costs one
-batched `encode` of the queries. Design decisions:
+classification; here the embedder is the shared one (`models.embedder`, loaded once for every pathway), so
+routing costs one batched `encode` of the queries. Design decisions:
 - The artefact is a joblib file holding the fitted estimator plus a *fingerprint* of the embedder it was
   trained on (the embedding of a fixed probe sentence). Loading it next to a different embedder (another
   profile, another model) would silently produce garbage, so a mismatch is detected and the classifier is
@@ -109,6 +109,20 @@ def make_estimator(name: str):
     raise ValueError(f"unknown router estimator {name!r}; expected one of {list(ESTIMATORS)}")
 
 
+def compare_estimators(texts: list[str], labels: list[str], embedder, repeats: int = 5) -> dict[str, float]:
+    """Mean accuracy of every estimator under repeated stratified 5-fold cross-validation.
+
+    Returns:
+        `{estimator name: mean accuracy}`.
+    """
+    from sklearn.model_selection import RepeatedStratifiedKFold, cross_val_score
+
+    vectors = embedder.encode(texts, is_query=True)
+    folds = RepeatedStratifiedKFold(n_splits=5, n_repeats=repeats, random_state=0)
+    return {name: float(np.mean(cross_val_score(make_estimator(name), vectors, labels, cv=folds)))
+            for name in ESTIMATORS}
+
+
 @dataclass
 class DomainClassifier:
     """A fitted estimator plus the fingerprint of the embedder whose vectors it reads."""
@@ -129,6 +143,11 @@ class DomainClassifier:
         if not texts:
             return []
         return [str(label) for label in self.estimator.predict(embedder.encode(list(texts), is_query=True))]
+
+    def accuracy(self, texts: Sequence[str], labels: Sequence[str], embedder) -> float:
+        """Share of `texts` whose predicted domain equals the label."""
+        predicted = self.predict(texts, embedder)
+        return float(np.mean([p == g for p, g in zip(predicted, labels)])) if labels else 0.0
 
     def fits(self, embedder) -> bool:
         """Whether this classifier was trained on vectors of `embedder`."""

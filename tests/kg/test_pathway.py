@@ -194,6 +194,6 @@ def test_answer_values_are_formatted_as_gold_answers():
 
     from models.kg.format import format_answer_value
 
-    assert [format_answer_value(v) for v in (182.63, 182.0, 1234567, 2024, 0.755, date(2010, 7, 15), ["a", "b", "c"],
-                                             True)] == ["182.63", "182", "1,234,567", "2024", "0.76", "2010-07-15",
+    assert [format_answer_value(v) for v in (182.63, 182.0, 1234567, 2024, 0.75, date(2010, 7, 15), ["a", "b", "c"],
+                                             True)] == ["182.63", "182", "1,234,567", "2024", "0.75", "2010-07-15",
                                                         "a, b and c", "yes"]

@@ -1,6 +1,6 @@
-"""Builds the fixture KG: reviewable sources in `data/kg_fixture/` -> the official binary `cragkg/` layout.
+"""Builds the bundled (fixture) KG: reviewable sources in `data/kg_fixture/` -> the official binary `cragkg/` layout.
 
-    python -m models.kg.fixture build --out DIR
+    python scripts/build_bundled_kg.py --out DIR
 
 The sources are small JSON/CSV files written for this project (not copied from CRAG); `data/kg_fixture/README.md`
 lists what they contain. Everything that can be derived is derived here rather than typed twice, so the
@@ -15,13 +15,12 @@ Design decisions:
   up to `MUSIC_CORPUS_SIZE`, so that tokens shared by up to 3 real names ("queen", "bohemian") stay searchable.
 - Tables are written with object (not pandas-3 `str`) columns so the pickles stay close to what older pandas
   wrote; they are built and read by this repo's pandas.
-- `ensure_fixture()` builds into `.cache/kg_fixture/` once and rebuilds only when a source file or this
+- `ensure_bundled_kg()` builds into `.cache/bundled_kg/` once and rebuilds only when a source file or this
   builder changes (a digest is stored next to the build); it builds in a temporary directory and renames it
   into place, so a concurrent reader never sees half a KG.
 """
 from __future__ import annotations
 
-import argparse
 import bz2
 import csv
 import hashlib
@@ -37,12 +36,12 @@ from pathlib import Path
 import pandas as pd
 from sqlitedict import SqliteDict
 
-from models.kg.server import layout
-from models.kg.server.search import normalize
+from mock_api import layout
+from mock_api.search import normalize
 from models.paths import REPO_ROOT
 
 SOURCE_DIR = REPO_ROOT / "data" / "kg_fixture"
-CACHE_DIR = REPO_ROOT / ".cache" / "kg_fixture"
+CACHE_DIR = REPO_ROOT / ".cache" / "bundled_kg"
 _DIGEST_FILE = ".source-digest"
 
 MOVIE_YEARS = range(1990, 2022)  # the years year_db covers (the API rejects others)
@@ -363,14 +362,14 @@ def source_digest(source_dir: str | os.PathLike = SOURCE_DIR) -> str:
     return digest.hexdigest()
 
 
-def ensure_fixture(cache_dir: str | os.PathLike = CACHE_DIR) -> Path:
+def ensure_bundled_kg(cache_dir: str | os.PathLike = CACHE_DIR) -> Path:
     """The built fixture KG, (re)built into `cache_dir` when missing or stale."""
     cache_dir, digest = Path(cache_dir), source_digest()
     stamp = cache_dir / _DIGEST_FILE
     if stamp.is_file() and stamp.read_text() == digest:
         return cache_dir
     cache_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".kg_fixture-", dir=cache_dir.parent))
+    staging = Path(tempfile.mkdtemp(prefix=".bundled_kg-", dir=cache_dir.parent))
     try:
         build(staging)
         (staging / _DIGEST_FILE).write_text(digest)
@@ -384,16 +383,3 @@ def ensure_fixture(cache_dir: str | os.PathLike = CACHE_DIR) -> Path:
         shutil.rmtree(staging, ignore_errors=True)
     return cache_dir
 
-
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Build the fixture KG in the official cragkg/ layout.")
-    commands = parser.add_subparsers(dest="command", required=True)
-    build_command = commands.add_parser("build", help="write the official layout into --out")
-    build_command.add_argument("--out", required=True, help="output directory (created if missing)")
-    build_command.add_argument("--source", default=str(SOURCE_DIR), help="fixture sources (default: %(default)s)")
-    args = parser.parse_args(argv)
-    print(f"fixture KG written to {build(args.out, args.source)}")
-
-
-if __name__ == "__main__":
-    main()

@@ -15,11 +15,11 @@ import time
 import pytest
 import requests
 
+from mock_api import KGDataError
+from mock_api.bundled_kg import build
+from mock_api.layout import MUSIC_GRAMMY
+from mock_api.server import create_app, running_server
 from models.kg.client import KGClientError, MockAPIClient
-from models.kg.fixture import build
-from models.kg.mock_server import create_app, running_server
-from models.kg.server import KGDataError
-from models.kg.server.layout import MUSIC_GRAMMY
 from models.paths import REPO_ROOT
 
 
@@ -208,7 +208,7 @@ def test_one_command_starts_the_server(kg_dir):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    process = subprocess.Popen([sys.executable, "-m", "models.kg.mock_server", "--kg-dir", str(kg_dir),
+    process = subprocess.Popen([sys.executable, "scripts/serve_mock_api.py", "--kg-dir", str(kg_dir),
                                 "--port", str(port), "--log-level", "warning"], cwd=REPO_ROOT)
     answer, deadline = None, time.monotonic() + 60
     try:

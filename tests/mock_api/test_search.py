@@ -1,4 +1,4 @@
-"""BM25 name search of the mock server (`models/kg/server/search.py`), checked against `rank_bm25` itself and
+"""BM25 name search of the mock server (`mock_api/search.py`), checked against `rank_bm25` itself and
 against hand-worked `fast_bm25` cases."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.kg.server.search import FastBM25Index, NameSearch, OkapiIndex, normalize
+from mock_api.search import FastBM25Index, NameSearch, OkapiIndex, normalize
 
 rank_bm25 = pytest.importorskip("rank_bm25")
 

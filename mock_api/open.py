@@ -5,9 +5,9 @@ import bz2
 import json
 from pathlib import Path
 
-from models.kg.server.layout import OPEN_KG, KGDataError, require
-from models.kg.server.routes import Route, TextQuery
-from models.kg.server.search import NameSearch
+from mock_api.layout import OPEN_KG, KGDataError, require
+from mock_api.routes import Route, TextQuery
+from mock_api.search import NameSearch
 
 
 class OpenKG:

@@ -1,10 +1,10 @@
-"""Trains the embedding + scikit-learn domain router and saves its artefact.
+"""Trains the embedding + scikit-learn domain router and saves its artefact (`models/routing/classifier.py`).
 
-    python -m models.routing.train                                   # data/router -> the profile's path
-    python -m models.routing.train --data crag_task_1_and_2_dev_v4.jsonl.bz2 data/router --compare
-    python -m models.routing.train --eval ../shared/crag/dev_data.jsonl.bz2
+    python scripts/train_router.py                                   # data/router -> the profile's path
+    python scripts/train_router.py --data crag_task_1_and_2_dev_v4.jsonl.bz2 data/router --compare
+    python scripts/train_router.py --eval ../shared/crag/dev_data.jsonl.bz2
 
-The embedder is the profile's web embedder (`--profile`, default `$CRAG_PROFILE`), because the router
+The embedder is the profile's embedder (`--profile`, default `$CRAG_PROFILE`), because the router
 reads the vectors that embedder produces at inference. `--compare` prints repeated stratified 5-fold
 accuracy of both estimators on the training data before fitting the chosen one; `--eval` scores the
 fitted router on any labelled CRAG-format file.
@@ -13,38 +13,21 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 from collections import Counter
+from pathlib import Path
 
-import numpy as np
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runnable as a plain script from anywhere
 
-from models.routing.classifier import ESTIMATORS, DomainClassifier, load_labelled_queries, make_estimator
-
-
-def compare_estimators(texts: list[str], labels: list[str], embedder, repeats: int = 5) -> dict[str, float]:
-    """Mean accuracy of every estimator under repeated stratified 5-fold cross-validation.
-
-    Returns:
-        `{estimator name: mean accuracy}`.
-    """
-    from sklearn.model_selection import RepeatedStratifiedKFold, cross_val_score
-
-    vectors = embedder.encode(texts, is_query=True)
-    folds = RepeatedStratifiedKFold(n_splits=5, n_repeats=repeats, random_state=0)
-    return {name: float(np.mean(cross_val_score(make_estimator(name), vectors, labels, cv=folds)))
-            for name in ESTIMATORS}
-
-
-def accuracy(classifier: DomainClassifier, texts: list[str], labels: list[str], embedder) -> float:
-    """Share of `texts` whose predicted domain equals the label."""
-    predicted = classifier.predict(texts, embedder)
-    return float(np.mean([p == g for p, g in zip(predicted, labels)])) if labels else 0.0
+from models.config import load_config  # noqa: E402
+from models.embedder import Embedder  # noqa: E402
+from models.paths import resolve_repo_path  # noqa: E402
+from models.routing.classifier import (  # noqa: E402
+    ESTIMATORS, DomainClassifier, compare_estimators, load_labelled_queries,
+)
 
 
 def main(argv: list[str] | None = None) -> None:
-    from models.config import load_config
-    from models.paths import resolve_repo_path
-    from models.web.embedder import Embedder
-
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--profile", default=None, help="profile name or YAML path (default $CRAG_PROFILE)")
     parser.add_argument("--data", nargs="+", default=None, help="labelled files/folders (default: profile's)")
@@ -57,7 +40,7 @@ def main(argv: list[str] | None = None) -> None:
 
     config = load_config(args.profile)
     routing = config.routing
-    embedder = Embedder.from_config(config.web.embedder, config.models_dir)
+    embedder = Embedder.from_config(config.embedder, config.models_dir)
     texts, labels = load_labelled_queries(args.data or routing.training_data)
     print(f"training queries: {len(texts)} {dict(sorted(Counter(labels).items()))}")
     if args.compare:
@@ -70,7 +53,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"saved {estimator} router to {out}")
     for path in args.eval:
         eval_texts, eval_labels = load_labelled_queries([path])
-        print(f"  accuracy on {path}: {accuracy(classifier, eval_texts, eval_labels, embedder):.3f} "
+        print(f"  accuracy on {path}: {classifier.accuracy(eval_texts, eval_labels, embedder):.3f} "
               f"({len(eval_texts)} queries)")
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pandas as pd
 from sqlitedict import SqliteDict
 
-from models.kg.server.layout import (FINANCE_COMPANIES, FINANCE_DETAILED, FINANCE_DIVIDEND, FINANCE_INFO,
+from mock_api.layout import (FINANCE_COMPANIES, FINANCE_DETAILED, FINANCE_DIVIDEND, FINANCE_INFO,
                                      FINANCE_MARKETCAP, FINANCE_PRICE, KGDataError, require)
-from models.kg.server.routes import Route, TextQuery
-from models.kg.server.search import NameSearch, OkapiIndex
+from mock_api.routes import Route, TextQuery
+from mock_api.search import NameSearch, OkapiIndex
 
 
 class FinanceKG:

@@ -1,4 +1,5 @@
-"""The fixture builder: official file shapes, source consistency checks, the cache, and a round trip
+"""The bundled-KG builder (`mock_api/bundled_kg.py`, `scripts/build_bundled_kg.py`): official file shapes,
+source consistency checks, the cache, and a round trip
 (build -> serve -> every sample question's fact found through the API the way a KG program would look it up)."""
 from __future__ import annotations
 
@@ -10,16 +11,16 @@ import sqlite3
 import pandas as pd
 import pytest
 
-from models.kg import fixture
+from mock_api import bundled_kg, layout
+from mock_api.search import normalize
+from mock_api.server import running_server
 from models.kg.client import MockAPIClient
-from models.kg.mock_server import running_server
-from models.kg.server import layout
-from models.kg.server.search import normalize
+from scripts import build_bundled_kg
 
 
 @pytest.fixture(scope="module")
 def kg_dir(tmp_path_factory):
-    return fixture.build(tmp_path_factory.mktemp("cragkg"))
+    return bundled_kg.build(tmp_path_factory.mktemp("cragkg"))
 
 
 @pytest.fixture(scope="module")
@@ -60,13 +61,13 @@ def test_files_have_the_official_shapes(kg_dir):
 def test_music_corpora_are_padded_past_the_fast_bm25_minimum(kg_dir):
     for relative in (layout.MUSIC_ARTISTS, layout.MUSIC_SONGS):
         names = pd.read_pickle(kg_dir / relative)
-        assert len({normalize(name) for name in names}) == fixture.MUSIC_CORPUS_SIZE >= 83
+        assert len({normalize(name) for name in names}) == bundled_kg.MUSIC_CORPUS_SIZE >= 83
 
 
 def test_detailed_bars_reproduce_the_daily_bar(kg_dir, api):
     daily = api.finance_get_price_history("MSFT")["2024-02-23 00:00:00 EST"]
     minutes = {k: v for k, v in api.finance_get_detailed_price_history("MSFT").items() if k.startswith("2024-02-23")}
-    assert len(minutes) == fixture.MINUTES_PER_SESSION
+    assert len(minutes) == bundled_kg.MINUTES_PER_SESSION
     assert minutes["2024-02-23 09:30:00 EST"]["Open"] == daily["Open"]
     assert minutes["2024-02-23 15:59:00 EST"]["Close"] == daily["Close"]
     assert max(bar["High"] for bar in minutes.values()) == daily["High"]
@@ -128,28 +129,28 @@ def test_sample_question_facts_round_trip_through_the_api(api, sample_id):
 
 def test_inconsistent_sources_are_rejected(tmp_path):
     source = tmp_path / "source"
-    shutil.copytree(fixture.SOURCE_DIR, source)
+    shutil.copytree(bundled_kg.SOURCE_DIR, source)
     movies = json.loads((source / "movie" / "movies.json").read_text(encoding="utf8"))
     movies[0]["cast"].append(["Nobody Listed", "Extra", 2])
     (source / "movie" / "movies.json").write_text(json.dumps(movies), encoding="utf8")
     with pytest.raises(ValueError, match="'Nobody Listed', who is not in persons.json"):
-        fixture.build(tmp_path / "out", source)
+        bundled_kg.build(tmp_path / "out", source)
 
 
-def test_ensure_fixture_builds_once_and_rebuilds_when_stale(tmp_path, monkeypatch):
-    cache = tmp_path / "kg_fixture"
-    assert fixture.ensure_fixture(cache) == cache
+def test_ensure_bundled_kg_builds_once_and_rebuilds_when_stale(tmp_path, monkeypatch):
+    cache = tmp_path / "bundled_kg"
+    assert bundled_kg.ensure_bundled_kg(cache) == cache
     marker = cache / layout.MOVIE_DB
     built_at = marker.stat().st_mtime_ns
-    fixture.ensure_fixture(cache)
+    bundled_kg.ensure_bundled_kg(cache)
     assert marker.stat().st_mtime_ns == built_at  # fresh: not rebuilt
-    monkeypatch.setattr(fixture, "source_digest", lambda source_dir=fixture.SOURCE_DIR: "changed")
-    fixture.ensure_fixture(cache)
+    monkeypatch.setattr(bundled_kg, "source_digest", lambda source_dir=bundled_kg.SOURCE_DIR: "changed")
+    bundled_kg.ensure_bundled_kg(cache)
     assert (cache / ".source-digest").read_text() == "changed"
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".kg_fixture-")]  # staging cleaned up
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".bundled_kg-")]  # staging cleaned up
 
 
 def test_cli_build(tmp_path, capsys):
-    fixture.main(["build", "--out", str(tmp_path / "cli")])
+    build_bundled_kg.main(["--out", str(tmp_path / "cli")])
     assert (tmp_path / "cli" / layout.SOCCER).is_file()
     assert "fixture KG written to" in capsys.readouterr().out

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from models.kg.server.layout import MOVIE_DB, PERSON_DB, YEAR_DB, KGDataError, require
-from models.kg.server.routes import IntQuery, MockAPIError, Route, TextQuery
-from models.kg.server.search import OkapiIndex, normalize
+from mock_api.layout import MOVIE_DB, PERSON_DB, YEAR_DB, KGDataError, require
+from mock_api.routes import IntQuery, MockAPIError, Route, TextQuery
+from mock_api.search import OkapiIndex, normalize
 
 FIRST_YEAR, LAST_YEAR = 1990, 2021
 

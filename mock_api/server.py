@@ -1,26 +1,25 @@
 """A local CRAG mock-API server that reads the official `cragkg/` file layout.
 
-    python -m models.kg.mock_server --kg-dir DIR --port 8000   # serve a real cragkg/ copy
-    python -m models.kg.mock_server                             # serve the bundled fixture KG
+    python scripts/serve_mock_api.py --kg-dir DIR --port 8000   # serve a real cragkg/ copy
+    python scripts/serve_mock_api.py                             # serve the bundled fixture KG
 
 The same 38 POST routes, bodies and `{"result": ...}` shapes as the AIcrowd/Meta `mock_api/server.py`, with
 its lookup rules (BM25 name search, exact case-sensitive lookups, null for unknown keys, a plain-text 500 for
 an out-of-range movie year, sports errors as null), so code developed against this server runs unchanged
-against the official one. The per-domain modules in `models/kg/server/` document each rule and the few
+against the official one. The per-domain modules of `mock_api/` document each rule and the few
 deliberate deviations (read-only files, parameterised SQL, deterministic ordering).
 
 Design decisions:
 - Everything loads when the app is created, not in a lifespan hook, so a bad KG directory fails in
   `create_app` with a message naming the missing or malformed file instead of inside the server thread.
-- No `--kg-dir` (and no $KG_BASE_DIRECTORY) means the fixture KG built from `data/kg_fixture/` into
-  `.cache/kg_fixture/`; that is the default for Task 2/3 runs of `local_evaluation.py`, which starts the
-  server with `running_server()` when $CRAG_MOCK_API_URL is unset.
+- No `--kg-dir` (and no $KG_BASE_DIRECTORY) means the fixture KG that `bundled_kg.py` builds from
+  `data/kg_fixture/` into `.cache/bundled_kg/`; that is the default for Task 2/3 runs of `local_evaluation.py`,
+  which starts the server with `running_server()` when $CRAG_MOCK_API_URL is unset.
 - `running_server` binds the socket itself (port 0 = a free port, known before uvicorn starts), runs uvicorn
   in a daemon thread and returns only once `GET /` answers, so callers never race the start-up.
 """
 from __future__ import annotations
 
-import argparse
 import logging
 import os
 import socket
@@ -34,9 +33,9 @@ import requests
 import uvicorn
 from fastapi import FastAPI
 
-from models.kg.fixture import ensure_fixture
-from models.kg.server import DOMAIN_KGS
-from models.kg.server.routes import add_error_handler, add_routes
+from mock_api import DOMAIN_KGS
+from mock_api.bundled_kg import ensure_bundled_kg
+from mock_api.routes import add_error_handler, add_routes
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +51,7 @@ def create_app(kg_dir: str | os.PathLike | None = None) -> FastAPI:
     Raises:
         KGDataError: a file is missing or does not have the official shape.
     """
-    kg_dir = Path(kg_dir) if kg_dir else ensure_fixture()
+    kg_dir = Path(kg_dir) if kg_dir else ensure_bundled_kg()
     started = time.perf_counter()
     domains = [load(kg_dir) for load in DOMAIN_KGS]
     log.info("mock API: loaded %s in %.2fs", kg_dir, time.perf_counter() - started)
@@ -126,19 +125,3 @@ def _wait_until_up(base_url: str, thread: threading.Thread, timeout_s: float) ->
         time.sleep(0.05)
     raise RuntimeError(f"the mock API server at {base_url} did not answer within {timeout_s:.0f}s")
 
-
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--kg-dir", default=os.environ.get("KG_BASE_DIRECTORY") or None,
-                        help="a directory in the official cragkg/ layout (default: $KG_BASE_DIRECTORY, "
-                             "else the bundled fixture KG)")
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--log-level", default="info")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s: %(message)s")
-    uvicorn.run(create_app(args.kg_dir), host=args.host, port=args.port, log_level=args.log_level)
-
-
-if __name__ == "__main__":
-    main()

@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
+from models.config import load_config
+from models.embedder import Embedder, EmbedderConfig
 from models.paths import ModelNotFoundError
-from models.web import Embedder
-from models.web.config import EmbedderConfig
 
 
 @pytest.fixture(scope="module")
@@ -49,5 +49,7 @@ def test_pooling_comes_from_the_profile(minilm_path, embedder):
 def test_configuration_errors(tmp_path):
     with pytest.raises(ModelNotFoundError, match=f"embedder was not found at {tmp_path}/BAAI/bge-base-en-v1.5"):
         Embedder.from_config(EmbedderConfig(path="BAAI/bge-base-en-v1.5"), models_dir=str(tmp_path))
-    with pytest.raises(ValueError, match="unknown embedder pooling 'sum'"):
+    with pytest.raises(ValueError, match="unknown embedder.pooling 'sum'"):
         Embedder.from_config(EmbedderConfig(pooling="sum"), models_dir=str(tmp_path))
+    with pytest.raises(ModelNotFoundError, match=f"embedder was not found at {tmp_path}/BAAI/bge-base-en-v1.5"):
+        Embedder.from_config(load_config("g4dn").embedder, str(tmp_path))

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from models.kg.server.layout import (MUSIC_ARTISTS, MUSIC_GRAMMY, MUSIC_HOT100, MUSIC_RANKS, MUSIC_SONGS,
+from mock_api.layout import (MUSIC_ARTISTS, MUSIC_GRAMMY, MUSIC_HOT100, MUSIC_RANKS, MUSIC_SONGS,
                                      MUSIC_WORKS, KGDataError, require)
-from models.kg.server.routes import BillboardQuery, IntQuery, RankQuery, Route, TextQuery
-from models.kg.server.search import FastBM25Index, NameSearch
+from mock_api.routes import BillboardQuery, IntQuery, RankQuery, Route, TextQuery
+from mock_api.search import FastBM25Index, NameSearch
 
 GRAMMY_FIRST_YEAR, GRAMMY_LAST_YEAR = 1957, 2019
 _GRAMMY_TEXT_COLUMNS = ("nominee", "artist", "workers")

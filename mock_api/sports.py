@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from models.kg.server.layout import NBA_DB, SOCCER, KGDataError, require
-from models.kg.server.routes import GameIdsQuery, GamesQuery, Route
+from mock_api.layout import NBA_DB, SOCCER, KGDataError, require
+from mock_api.routes import GameIdsQuery, GamesQuery, Route
 
 log = logging.getLogger(__name__)
 

