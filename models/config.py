@@ -29,6 +29,7 @@ from models.llm.config import LLMConfig
 from models.public_data.config import PublicDataConfig
 from models.reasoning.config import ReasoningConfig
 from models.routing.config import RoutingConfig
+from models.verify.config import VerifierConfig
 from models.web.config import WebConfig
 
 PROFILE_ENV = "CRAG_PROFILE"
@@ -77,6 +78,7 @@ class Config:
     kg: KGConfig = field(default_factory=KGConfig)
     public_data: PublicDataConfig = field(default_factory=PublicDataConfig)
     routing: RoutingConfig = field(default_factory=RoutingConfig)
+    verifier: VerifierConfig = field(default_factory=VerifierConfig)
     # ElectricSheep's stages (seed 001 §4), each off unless its profile section enables it.
     attributes: AttributeConfig = field(default_factory=AttributeConfig)
     calculator: CalculatorConfig = field(default_factory=CalculatorConfig)

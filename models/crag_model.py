@@ -44,7 +44,7 @@ class CragModel:
 
             pipeline = Pipeline.from_config(self.config)
         self.pipeline = pipeline
-        self.last_answers: list[Answer] = []  # the previous batch's answers with their sources (for reports)
+        self.last_answers: list[Answer] = []  # the previous batch's answers with sources and traces (for reports)
         self.last_latencies: list[float] = []
 
     def get_batch_size(self) -> int:
@@ -69,18 +69,21 @@ class CragModel:
         n = len(queries_raw) if isinstance(queries_raw, (list, tuple)) else 0
         p = self.config.pipeline
         deadline = Deadline(max(1.0, max(n, 1) * p.per_question_budget_s - p.deadline_margin_s))
-        answers: list[Answer] = [Answer(IDK, "error") for _ in range(n)]
+        answers: list[Answer] = [Answer(IDK, "error", trace={"why": "the pipeline failed for the whole batch (see "
+                                                                "the log)"}) for _ in range(n)]
         valid: list[tuple[int, Query]] = []
         for i in range(n):
             try:
                 valid.append((i, self._to_query(batch, i)))
             except Exception as exc:
                 log.error("item %d rejected: %s", i, exc)
+                answers[i] = Answer(IDK, "error", trace={"why": f"item rejected: {exc}"})
         if valid:
             try:
                 produced = self.pipeline.answer([q for _, q in valid], deadline=deadline)
                 for (i, _), answer in zip(valid, produced):
-                    answers[i] = answer if isinstance(answer.text, str) and answer.text.strip() else Answer(IDK, "error")
+                    answers[i] = answer if isinstance(answer.text, str) and answer.text.strip() else \
+                        Answer(IDK, "error", trace={**answer.trace, "why": "the pipeline returned an empty answer"})
             except Exception:
                 log.exception("pipeline failed for the whole batch; answering 'i don't know'")
         self.last_answers = answers

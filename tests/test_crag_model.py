@@ -92,3 +92,20 @@ def test_user_config_binds_the_model():
     from models.user_config import UserModel
 
     assert UserModel is CragModel
+
+
+def test_a_rejected_item_keeps_a_trace_saying_why():
+    from models.crag_model import CragModel
+    from models.config import load_config
+
+    class Echo:
+        def answer(self, queries, deadline=None):
+            from models.types import Answer
+            return [Answer("x", "web", trace={"why": "supported"}) for _ in queries]
+
+    model = CragModel(load_config("cpu"), pipeline=Echo())
+    answers = model.batch_generate_answer({"interaction_id": ["a", "b"], "query": ["q?", ""],
+                                           "search_results": [[], []], "query_time": ["", ""]})
+    assert answers == ["x", "i don't know"]
+    assert model.last_answers[0].trace["why"] == "supported"
+    assert model.last_answers[1].trace["why"].startswith("item rejected: query 1 is empty")

@@ -43,6 +43,13 @@ def test_task1_on_the_bundled_sample(tmp_path):
     check_outputs(metrics, predictions, out, 2)
     assert {p["source"] for p in predictions} <= {"web", "public", "fallback"}
     assert "| movie |" in (out / "report.md").read_text()
+    for prediction in predictions:  # every answer carries its trace (issue 10, part 3)
+        trace = prediction["trace"]
+        assert trace["task"] == 1 and trace["stages"] and trace["why"]
+        for call in trace["llm_calls"]:
+            assert set(call) >= {"stage", "adapter", "prompt_tokens", "output_tokens", "seconds"}
+        for attempt in trace["attempts"]:
+            assert attempt["verifier"]["reason"] and "raw_output" in attempt
 
 
 def test_task2_starts_the_bundled_mock_api(tmp_path):

@@ -56,8 +56,21 @@ class StandInModel:
             raise RuntimeError("simulated crash")
         answers = {q: a for q, _, _, _, a in QUESTIONS}
         domains = {q: d for q, _, _, d, _ in QUESTIONS}
-        self.last_answers = [Answer(answers[q], "web", domains[q]) for q in batch["query"]]
+        self.last_answers = [Answer(answers[q], "web", domains[q], trace=_trace(answers[q])) for q in batch["query"]]
         return [answers[q] for q in batch["query"]]
+
+
+def _trace(answer):
+    """A trace shaped like the pipeline's (models/pipeline.py)."""
+    return {"task": 1, "domain": "open", "source": "web", "stages": {"route": 0.01, "web": 1.5},
+            "llm_calls": [{"stage": "answer answer_short", "adapter": None, "batch": 2, "seconds": 1.2,
+                           "prompt_tokens": 812, "output_tokens": 4}],
+            "attempts": [{"pathway": "web", "raw_output": f"{answer}.", "candidate": answer,
+                          "chunks": [{"source": "https://example.org/a", "kind": "text", "score": 0.9,
+                                      "text": "Canberra is the capital."}],
+                          "verifier": {"accepted": True, "answer": answer, "reason": "supported (lexical 1.00)",
+                                       "scores": {"lexical": 1.0, "similarity": 0.7},
+                                       "supporting": "Canberra is the capital."}}]}
 
 
 @pytest.fixture
@@ -190,3 +203,27 @@ def test_exact_trim_with_the_grader_tokenizer(data, tmp_path, stand_in):
         pytest.skip("the grader tokenizer is not available")
     assert run(data, tmp_path / "out", "--tokenizer", str(tokenizer)) == 0
     assert "llama2-tokenizer" in json.loads((tmp_path / "out" / "summary.json").read_text())["trim"]
+
+
+def test_every_prediction_carries_its_trace_and_explain_prints_it(data, tmp_path, stand_in, capsys):
+    out = tmp_path / "out"
+    assert run(data, out) == 0
+    records = [json.loads(line) for line in (out / "predictions.jsonl").read_text().splitlines()]
+    assert len(records) == len(QUESTIONS)
+    for record in records:
+        call = record["trace"]["llm_calls"][0]
+        assert set(call) >= {"stage", "adapter", "prompt_tokens", "output_tokens", "seconds"}
+        assert record["trace"]["attempts"][0]["verifier"]["reason"]
+    capsys.readouterr()
+    assert local_evaluation.main(["--output-dir", str(out), "--explain", "id0"]) == 0
+    text = capsys.readouterr().out
+    assert "what is the capital of australia?" in text and "'Canberra'" in text
+    assert "verdict    correct" in text and "verifier: accepted" in text and "812 prompt + 4 output tokens" in text
+    assert "https://example.org/a" in text
+
+
+def test_explain_of_an_unknown_id_is_a_clear_error(data, tmp_path, stand_in, capsys):
+    out = tmp_path / "out"
+    assert run(data, out) == 0
+    assert local_evaluation.main(["--output-dir", str(out), "--explain", "nope"]) == 2
+    assert "0 questions" in capsys.readouterr().err

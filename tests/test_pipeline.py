@@ -2,6 +2,7 @@
 from models.config import load_config
 from models.deadline import Deadline
 from models.llm.generator import GenerationRequest
+from models.kg.pathway import KGEvidence
 from models.pipeline import Pipeline
 from models.types import IDK, Chunk, Query, SearchResult
 
@@ -46,8 +47,9 @@ class FakeKG:
     def api_request(self, query, domain):
         return GenerationRequest(({"role": "user", "content": f"API for {query.text}"},), adapter="api")
 
-    def evidence(self, query, domain, program, deadline=None):
-        return self.facts.get(query.text, [])
+    def run(self, query, domain, program, deadline=None, max_direct_items=10):
+        facts = tuple(self.facts.get(query.text, []))
+        return KGEvidence(program, "executed" if facts else "no-data", facts)
 
 
 class FakePublic:
@@ -75,8 +77,10 @@ def queries(*texts, pages=0):
             for i, t in enumerate(texts)]
 
 
-def build(task=2, kg_facts=None, web=None, generator=None, public=None):
-    config = load_config("cpu", {"pipeline.task": task})
+def build(task=2, kg_facts=None, web=None, generator=None, public=None, verify=False):
+    # The flow tests run with the verifier off (the fakes' answers are not in their context); the
+    # verification tests below turn it on.
+    config = load_config("cpu", {"pipeline.task": task, "verifier.enabled": verify})
     return Pipeline(config, generator or FakeGenerator(reply), web or FakeWeb(), FakeRouter(),
                     kg=FakeKG(kg_facts or {}), public_data=public)
 
@@ -145,7 +149,7 @@ def shortcut_reply(prompt, adapter):
 
 
 def test_public_shortcut_answers_from_public_facts_alone():
-    config = load_config("cpu", {"pipeline.task": 1, "pipeline.public_shortcut": True})
+    config = load_config("cpu", {"pipeline.task": 1, "pipeline.public_shortcut": True, "verifier.enabled": False})
     web = FakeWeb()
     pipe = Pipeline(config, FakeGenerator(shortcut_reply), web, FakeRouter(), public_data=ShortcutPublic())
     answers = pipe.answer(queries("who won the oscar?", "q2"))
@@ -171,3 +175,68 @@ def test_unconfigured_adapter_fails_at_start_up():
     config = load_config("cpu", {"pipeline.answer_adapter": "web_answer", "pipeline.kg_answer_adapter": "nope"})
     with pytest.raises(KeyError, match="nope"):
         Pipeline(config, generator, FakeWeb(), FakeRouter())
+
+
+# ---------------------------------------------------------------- verification and traces
+NO_EMBEDDER = {"verifier.min_similarity": 0.0}  # these pipelines have no embedder: lexical checks only
+
+
+class DirectKG(FakeKG):
+    """A KG whose program yields a single value for "q1" and only facts for "q2"."""
+
+    def run(self, query, domain, program, deadline=None, max_direct_items=10):
+        if query.text == "q1":
+            return KGEvidence(program, "executed", ("The release_date of X is 2010-07-15.",), "2010-07-15")
+        return KGEvidence(program, "no-data")
+
+
+def paris(prompt, adapter):
+    return reply(prompt, adapter) if prompt.startswith("API for") else "Paris"
+
+
+def test_a_kg_value_answers_without_an_answer_call_and_is_traced():
+    generator = FakeGenerator(paris)
+    pipe = Pipeline(load_config("cpu", NO_EMBEDDER | {"pipeline.task": 2}), generator, FakeWeb(), FakeRouter(),
+                    kg=DirectKG({}))
+    first, second = pipe.answer(queries("q1", "q2"))
+    assert (first.text, first.source) == ("2010-07-15", "kg-direct")
+    assert first.trace["kg"]["program"] == 'get_movie("x")["release_date"]' and first.trace["kg"]["outcome"] == "executed"
+    assert [c["stage"] for c in first.trace["llm_calls"]] == ["kg api"]  # no answer call for the direct value
+    for call in first.trace["llm_calls"] + second.trace["llm_calls"]:
+        assert set(call) >= {"stage", "adapter", "prompt_tokens", "output_tokens", "seconds"}
+        assert call["prompt_tokens"] > 0 and call["seconds"] >= 0
+    assert set(first.trace["stages"]) >= {"route", "kg"} and first.trace["task"] == 2
+    # "Paris" is not in the web context ("web says q2"): unsupported, so "i don't know", with the reason
+    assert second.text == IDK and second.source == "web"
+    attempt = second.trace["attempts"][-1]
+    assert attempt["raw_output"] == "Paris" and not attempt["verifier"]["accepted"]
+    assert "not in the evidence" in attempt["verifier"]["reason"] and second.trace["why"] == attempt["verifier"]["reason"]
+    assert attempt["chunks"][0]["text"] == "web says q2"
+
+
+def test_a_supported_web_answer_is_kept():
+    echo = FakeGenerator(lambda prompt, adapter: "Canberra")
+    web = FakeWeb()
+    web.retrieve = lambda qs, task: [[Chunk("The capital of Australia is Canberra.", "https://x.org")] for _ in qs]
+    pipe = Pipeline(load_config("cpu", NO_EMBEDDER | {"pipeline.task": 1}), echo, web, FakeRouter())
+    answer = pipe.answer(queries("what is the capital of australia?"))[0]
+    assert (answer.text, answer.source) == ("Canberra", "web")
+    assert answer.trace["attempts"][0]["verifier"]["accepted"]
+
+
+class ExplodingVerifier:
+    def verify(self, candidates, deadline=None):
+        raise RuntimeError("boom")
+
+
+def test_a_verifier_that_raises_costs_its_answers_not_the_batch():
+    pipe = Pipeline(load_config("cpu", {"pipeline.task": 1}), FakeGenerator(reply), FakeWeb(), FakeRouter(),
+                    verifier=ExplodingVerifier())
+    answers = pipe.answer(queries("q1", "q2"))
+    assert [a.text for a in answers] == [IDK, IDK]
+    assert answers[0].trace["why"] == "verifier failed: RuntimeError: boom"
+
+
+def test_the_trace_says_which_stages_the_deadline_skipped():
+    answers = build().answer(queries("q1"), deadline=Deadline(0))
+    assert answers[0].text == IDK and "skipped at the deadline: route, public data, kg, web" in answers[0].trace["why"]

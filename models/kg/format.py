@@ -68,3 +68,31 @@ def is_plural(noun: str) -> bool:
 def verb(noun: str, count: int = 1, singular: str = "is", plural: str = "are") -> str:
     """The verb agreeing with a noun phrase: plural for several items or a plural head word."""
     return plural if count > 1 or is_plural(noun) else singular
+
+
+def format_answer_value(value) -> str:
+    """A KG value as a short answer in CRAG's gold style ("" for None, empty or a whole record): numbers as
+    `format_number` without the magnitude words, dates ISO, yes/no, lists joined ("a, b and c")."""
+    from datetime import date, datetime
+
+    if value is None or value == "" or isinstance(value, dict):
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (int, float)):
+        return format_number(value, magnitude=False)
+    if isinstance(value, datetime):
+        return value.date().isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, (list, tuple)):
+        return join_answers([format_answer_value(v) for v in value])
+    return " ".join(str(value).split())
+
+
+def join_answers(items) -> str:
+    """Answer items joined as CRAG's gold lists are: "a", "a and b", "a, b and c"."""
+    items = [i for i in items if i]
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]

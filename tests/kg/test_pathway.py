@@ -158,3 +158,42 @@ def test_prefix_checker_is_fast_enough_for_token_by_token_decoding():
     for _ in range(200):
         assert checker.is_valid_prefix(text)
     assert (time.perf_counter() - started) / 200 < 0.005  # well under a decoding step
+
+
+# ---------------------------------------------------------------- structured results and direct answers
+MOVIE = Query("id-2", "what was the budget of inception?", "03/01/2024, 10:00:00 PT")
+
+
+@pytest.mark.parametrize("program,direct", [
+    ('get_movie("inception")["release_date"]', "2010-07-15"),
+    ('get_movie("inception")["budget"]', "160,000,000"),
+    ('get_movie("inception")["runtime"]', "148"),
+    ('ALL get_movie("inception")["len"]', "2"),
+])
+def test_a_single_value_or_count_is_the_direct_answer(pathway, program, direct):
+    evidence = pathway.run(MOVIE, "movie", program)
+    assert evidence.outcome == "executed" and evidence.direct == direct and evidence.facts
+    assert evidence.as_trace()["program"] == program
+
+
+def test_whole_rows_need_the_model_to_combine_them(pathway):
+    evidence = pathway.run(MOVIE, "movie", 'get_movie("inception")')
+    assert evidence.outcome == "executed" and evidence.facts and evidence.direct == ""
+
+
+def test_failures_are_outcomes_with_their_error(pathway):
+    broken = pathway.run(MOVIE, "movie", 'get_movie("inception"')
+    assert broken.outcome == "parse-error" and broken.error and not broken.facts
+    assert pathway.run(MOVIE, "movie", "None").outcome == "empty"
+    nothing = pathway.run(MOVIE, "movie", 'get_movie("zzzz")["budget"]')
+    assert nothing.outcome == "no-data" and nothing.direct == "" and nothing.statements
+
+
+def test_answer_values_are_formatted_as_gold_answers():
+    from datetime import date
+
+    from models.kg.format import format_answer_value
+
+    assert [format_answer_value(v) for v in (182.63, 182.0, 1234567, 2024, 0.75, date(2010, 7, 15), ["a", "b", "c"],
+                                             True)] == ["182.63", "182", "1,234,567", "2024", "0.75", "2010-07-15",
+                                                        "a, b and c", "yes"]

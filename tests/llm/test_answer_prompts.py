@@ -25,3 +25,19 @@ def test_only_the_controlled_prompts_ask_for_refusals():
     for name in ("answer_ctrl", "answer_kg"):
         user = library.get(name).user
         assert '"invalid question"' in user and "\"i don't know\"" in user
+
+
+def test_the_short_answer_prompt_asks_for_the_span_only_and_allows_both_refusals():
+    template = PromptLibrary().get("answer_short")
+    assert template.slots == SLOTS
+    system, user = template.render(context="<DOC>\nCanberra is the capital.\n</DOC>", query="capital of australia?",
+                                   query_time="03/01/2024, 09:00:00 PT", token_limit=10)
+    assert "at most 10 words" in system["content"] and "Now is 03/01/2024, 09:00:00 PT" in system["content"]
+    assert '"invalid question"' in user["content"] and "\"i don't know\"" in user["content"]
+    assert user["content"].rstrip().endswith("Answer:")
+
+
+def test_the_support_check_prompt():
+    template = PromptLibrary().get("check_support")
+    assert template.slots == {"context", "query", "answer"}
+    assert "yes or no" in template.render(context="c", query="q", answer="a")[-1]["content"]

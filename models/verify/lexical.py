@@ -1,0 +1,121 @@
+"""Lexical support: are the answer's numbers, dates and words present in the evidence it came from?
+
+Text is normalised the same way on both sides (case, accents, punctuation, thousands separators, "$"),
+number words become digits ("four" -> 4) and an ISO date is also looked for as it is written in prose
+("2010-07-15" -> "july 15 2010", "15 july 2010"). A claim is one answer token that is not a stop word; the
+support is the share of the answer's novel claims (those that are not words of the question) found in the
+evidence; an answer made only of the question's words restates it and proves nothing.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Sequence
+
+_STOP = frozenset("""
+a an the of in on at to for by with from and or is are was were be been being it its this that these those
+as has have had do does did not no yes he she they them his her their there which who whom what when where
+why how than then so but if about into over under after before during between while also only just very
+answer question he's she's it's i you we our your my me us
+""".split())
+_NUMBER_WORDS = {w: str(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split())}
+_MONTHS = ("january february march april may june july august september october november december").split()
+_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
+_TOKEN = re.compile(r"\d+(?:\.\d+)?|[a-z]+")
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+
+
+def normalize(text: str) -> str:
+    """Lowercase ASCII words and plain numbers (no leading zeros), single-spaced; an ISO date is followed
+    by its month name, so "2010-07-15" also matches "July 15, 2010"."""
+    text = unicodedata.normalize("NFKD", text or "").encode("ascii", "ignore").decode("ascii").lower()
+    text = _ISO_DATE.sub(lambda m: f"{m.group(0)} {_month_name(m)}", text)
+    text = _THOUSANDS.sub("", text)
+    return " ".join(_word(t) for t in _TOKEN.findall(text))
+
+
+def _word(token: str) -> str:
+    if token.isdigit():
+        return str(int(token))
+    return _NUMBER_WORDS.get(token, token)
+
+
+def _month_name(match: re.Match) -> str:
+    month = int(match.group(2))
+    return _MONTHS[month - 1] if 1 <= month <= 12 else ""
+
+
+def claims(answer: str) -> list[str]:
+    """The answer's checkable tokens, in order, without stop words or repeats ("2010-07-15" is checked as
+    2010, july and 15)."""
+    text = _ISO_DATE.sub(lambda m: f"{m.group(1)} {_month_name(m)} {m.group(3)}", answer or "")
+    seen: list[str] = []
+    for token in normalize(text).split():
+        if token not in _STOP and token not in seen:
+            seen.append(token)
+    return seen
+
+
+def stem(token: str) -> str:
+    """A crude suffix strip so "stopped"/"stop" and "releases"/"release" compare equal (words only)."""
+    if not token.isalpha() or len(token) <= 4:
+        return token
+    for suffix in ("ing", "ped", "ed", "es", "s"):
+        if token.endswith(suffix) and len(token) - len(suffix) >= 3:
+            return token[: -len(suffix)]
+    return token
+
+
+def _stems(text: str) -> set[str]:
+    return {stem(t) for t in normalize(text).split()}
+
+
+@dataclass(frozen=True)
+class Support:
+    """How much of the answer the evidence holds."""
+
+    claims: tuple[str, ...]
+    found: tuple[str, ...]
+    novel: tuple[str, ...]  # claims that are not words of the question
+    sentences: tuple[str, ...]  # evidence sentences holding at least one novel claim (or any claim)
+    chunk_share: float = 0.0  # the best single evidence text's share of the checked claims
+    sentence_share: float = 0.0  # the best single sentence's share (claims stated together, not scattered)
+
+    @property
+    def share(self) -> float:
+        """Share of the novel claims found (of all claims when every one is a word of the question): words
+        the answer repeats from the question need no support ("The movie ... released in 2010")."""
+        checked = self.novel or self.claims
+        return sum(c in self.found for c in checked) / len(checked) if checked else 0.0
+
+    @property
+    def missing(self) -> tuple[str, ...]:
+        return tuple(c for c in (self.novel or self.claims) if c not in self.found)
+
+
+def support(answer: str, question: str, evidence: Sequence[str], max_sentences: int = 32) -> Support:
+    """The answer's claims found anywhere in `evidence`, and the sentences that hold them."""
+    answer_claims = claims(answer)
+    question_words = _stems(question)
+    novel = tuple(c for c in answer_claims if stem(c) not in question_words)
+    wanted = {stem(c) for c in (novel or answer_claims)}
+    found: set[str] = set()
+    sentences: list[str] = []
+    best_chunk = best_sentence = 0
+    for text in evidence:
+        in_chunk: set[str] = set()
+        for sentence in _SENTENCE.split(text or ""):
+            hits = _stems(sentence) & {stem(c) for c in answer_claims}
+            in_chunk |= hits
+            best_sentence = max(best_sentence, len(hits & wanted))
+            if hits & wanted and len(sentences) < max_sentences:
+                sentences.append(sentence.strip()[:500])
+        found |= in_chunk
+        best_chunk = max(best_chunk, len(in_chunk & wanted))
+    n = max(1, len(wanted))
+    return Support(tuple(answer_claims), tuple(c for c in answer_claims if stem(c) in found), novel, tuple(sentences),
+                   best_chunk / n, best_sentence / n)
