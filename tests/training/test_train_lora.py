@@ -133,6 +133,5 @@ class _FakeCuda:
 
 
 def test_t4_trains_in_fp16_not_emulated_bf16():
-
     assert compute_dtype(_FakeCuda(major=7)) == torch.float16   # T4 (sm75): bf16 only by emulation
     assert compute_dtype(_FakeCuda(major=8)) == torch.bfloat16  # A100 and later: native bf16
