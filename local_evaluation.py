@@ -10,7 +10,8 @@ start the bundled mock KG API for Tasks 2/3 unless $CRAG_MOCK_API_URL is set; bu
 ask it every question in the grader's batch shape (only its four keys), saving each prediction with its
 latency as soon as its batch returns (a rerun resumes); score everything with the V3 rules and the chosen
 judge; print the official metrics dict as one JSON line on stdout; write verdicts.jsonl, summary.json,
-report.md and a chart into the output directory. A progress bar shows the latest per-question latency.
+report.md and a chart into the output directory. A progress bar shows the total, the ETA and the latest
+per-question latency. `--explain ID` prints one saved question's trace (why it was answered so) and exits.
 
 The default judge is `rules` (no LLM): predictions that are neither exact nor decided by a rule are reported
 as unjudged and scored as hallucinations, like a failed judge call in the official scorer (summary and
@@ -30,7 +31,7 @@ from pathlib import Path
 
 from models.config import REPO_ROOT, ConfigError, load_config, save_config
 from models.crag_model import CragModel
-from models.data import DEFAULT_DATA_PATH, LoadStats, data_files, load_examples
+from models.data import DEFAULT_DATA_PATH, LoadStats, count_examples, data_files, load_examples
 from models.eval.judge import make_judge
 from models.eval.report import summarize, write_report
 from models.eval.runner import PREDICTIONS_FILE, VERDICTS_FILE, PredictionLog, run_predictions, score_records, \
@@ -69,6 +70,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--judge", choices=("rules", "local", "openai"), default="rules")
     parser.add_argument("--judge-url", help="OpenAI-compatible base URL, e.g. http://localhost:8001/v1")
     parser.add_argument("--judge-model", help="model name for --judge openai (default gpt-4-0125-preview)")
+    parser.add_argument("--explain", metavar="ID",
+                        help="print the saved trace of one question (interaction id or unique prefix) of the "
+                             "output dir's predictions.jsonl, then exit")
     parser.add_argument("--resume", action=argparse.BooleanOptionalAction, default=True,
                         help="skip questions already in the output dir's predictions.jsonl (default: resume)")
     return parser.parse_args(argv)
@@ -110,6 +114,8 @@ def build_judge(args: argparse.Namespace, model, config):
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.explain:
+        return explain(args)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     with contextlib.ExitStack() as stack:  # keeps the mock API up until the report is written
         try:
@@ -155,7 +161,8 @@ def evaluate(args, config, model, judge, trim, out_dir: Path) -> int:
 
     predictions = PredictionLog(out_dir / PREDICTIONS_FILE)
     examples = remember(islice(load_examples(args.data, stats), args.limit))
-    with tqdm(total=args.limit, unit="q", desc="answering", file=sys.stderr, dynamic_ncols=True) as bar:
+    total = count_examples(args.data, stop_at=args.limit)
+    with tqdm(total=total, unit="q", desc="answering", file=sys.stderr, dynamic_ncols=True) as bar:
         def on_batch(records):
             bar.update(len(records))
             bar.set_postfix(latency_s=f"{records[-1]['latency_s']:.2f}")
@@ -182,6 +189,26 @@ def evaluate(args, config, model, judge, trim, out_dir: Path) -> int:
     if summary["scoring_note"]:
         log.warning(summary["scoring_note"])
     log.info("judge %s, trim %s; report: %s", judge.name, trim.name, paths["report"])
+    return 0
+
+
+def explain(args: argparse.Namespace) -> int:
+    """Prints one question's trace from the output dir (the run's predictions.jsonl and verdicts.jsonl)."""
+    from models.eval.explain import format_trace
+
+    out_dir = Path(args.output_dir) if args.output_dir else \
+        REPO_ROOT / "outputs" / f"{load_config(args.profile, config_overrides(args)).name}-task{args.task}"
+    records = [r for r in PredictionLog(out_dir / PREDICTIONS_FILE).load()
+               if str(r["interaction_id"]).startswith(args.explain)]
+    if len(records) != 1:
+        print(f"error: {len(records)} questions in {out_dir / PREDICTIONS_FILE} match id {args.explain!r}",
+              file=sys.stderr)
+        return 2
+    verdicts = {}
+    with contextlib.suppress(FileNotFoundError):
+        with open(out_dir / VERDICTS_FILE, encoding="utf-8") as handle:
+            verdicts = {v["interaction_id"]: v for v in map(json.loads, handle)}
+    print(format_trace(records[0], verdicts.get(records[0]["interaction_id"])))
     return 0
 
 

@@ -25,6 +25,7 @@ from models.kg.config import KGConfig
 from models.llm.config import LLMConfig
 from models.public_data.config import PublicDataConfig
 from models.routing.config import RoutingConfig
+from models.verify.config import VerifierConfig
 from models.web.config import WebConfig
 
 PROFILE_ENV = "CRAG_PROFILE"
@@ -72,6 +73,7 @@ class Config:
     kg: KGConfig = field(default_factory=KGConfig)
     public_data: PublicDataConfig = field(default_factory=PublicDataConfig)
     routing: RoutingConfig = field(default_factory=RoutingConfig)
+    verifier: VerifierConfig = field(default_factory=VerifierConfig)
 
 
 def load_config(profile: str | os.PathLike | None = None, overrides: Mapping[str, Any] | None = None) -> Config:

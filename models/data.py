@@ -93,6 +93,18 @@ def load_examples(path: PathSpec = DEFAULT_DATA_PATH, stats: LoadStats | None = 
         stats.skip(name, f"stream ended early ({type(exc).__name__}: {exc}); the rest of it is lost")
 
 
+def count_examples(path: PathSpec = DEFAULT_DATA_PATH, stop_at: int | None = None) -> int:
+    """Non-empty lines of the data (for a progress bar's total), counting no further than `stop_at`."""
+    count = 0
+    for _, lines in _line_sources(data_files(path)):
+        for raw in lines:
+            if raw.strip():
+                count += 1
+                if stop_at is not None and count >= stop_at:
+                    return count
+    return count
+
+
 def normalise(row: Any) -> dict:
     """One raw CRAG row (either schema) as a normalised example dict.
 

@@ -1,11 +1,15 @@
 """The whole system in one place: db3's Figure 2 (Tasks 2/3) and Figure 1 (Task 1) as batched stages.
 
-    queries ─► 1 route domains ─► 2 public data ─► 3 KG: generate API ─► parse/execute ─► verbalise ─► answer
-                                                        │ (answer is not "i don't know": final)
+    queries ─► 1 route domains ─► 2 public data ─► 3 KG: generate API ─► parse/execute ─► value or answer ─► verify
+                                                        │ (verified, not "i don't know": final)
                                                         ▼ otherwise
                                        4 web: extract ─► chunk ─► recall ─► rerank ─► <DOC> context
                                                         ▼
-                                       5 answer from public + web context ─► post-process ─► answers
+                                       5 short answer from public + web context ─► post-process ─► verify ─► answers
+
+Every answer is checked against the evidence it was generated from (models/verify): unsupported means
+"i don't know". A KG program whose result is a single value, list or count answers with that value,
+formatted, without asking the model. Each query carries a trace (`Answer.trace`) of what every stage did.
 
 Every stage runs for the whole batch at once (one LLM call per stage, adapters chosen per request), asks
 the shared `Deadline` before it starts, and degrades per item: a query whose stage fails or runs out of
@@ -24,7 +28,8 @@ from models.deadline import Deadline
 from models.llm.generator import GenerationRequest, Generator, make_generator
 from models.llm.postprocess import clean_answer, is_idk
 from models.llm.prompts import PromptLibrary
-from models.types import IDK, INVALID, Answer, Chunk, Query
+from models.types import IDK, Answer, Chunk, Query
+from models.verify import Candidate, SupportVerifier, Verifier
 from models.web import Embedder, WebRetriever, format_context
 
 log = logging.getLogger(__name__)
@@ -42,13 +47,15 @@ class _State:
     public_facts: list[str] = field(default_factory=list)
     kg_facts: list[str] = field(default_factory=list)
     answer: Answer | None = None
+    trace: dict = field(default_factory=lambda: {"llm_calls": [], "attempts": []})
 
 
 class Pipeline:
     """Assembled from config; components can be injected (tests pass fakes)."""
 
     def __init__(self, config: Config, generator: Generator, web: WebRetriever, router, kg=None,
-                 public_data=None, prompts: PromptLibrary | None = None, grader_trim=None):
+                 public_data=None, prompts: PromptLibrary | None = None, grader_trim=None,
+                 verifier: Verifier | None = None):
         self.config = config
         self.generator = generator
         self.web = web
@@ -57,6 +64,7 @@ class Pipeline:
         self.public_data = public_data
         self.prompts = prompts or PromptLibrary()
         self.grader_trim = grader_trim
+        self.verifier = verifier or SupportVerifier(config.verifier, generator=generator, prompts=self.prompts)
         self._task = config.pipeline.task or 1  # the task of the batch being answered (see task_for)
         self.stage_seconds: dict[str, float] = {}  # wall time per stage of the last batch (logged; for profiling)
         # Fail at start-up, not mid-batch, on a prompt or adapter the profile names but cannot serve.
@@ -85,7 +93,9 @@ class Pipeline:
         if config.pipeline.use_public_data:
             public_data = PublicData.from_config(config.public_data, embedder=embedder)
         grader_trim = load_grader_trim(config.pipeline.grader_tokenizer or None)
-        return cls(config, generator, web, router, kg=kg, public_data=public_data, grader_trim=grader_trim)
+        verifier = SupportVerifier(config.verifier, embedder=embedder, generator=generator, prompts=PromptLibrary())
+        return cls(config, generator, web, router, kg=kg, public_data=public_data, grader_trim=grader_trim,
+                   verifier=verifier)
 
     def task_for(self, queries: Sequence[Query]) -> int:
         """The configured task, or (task 0) the one the batch looks like: 50 pages = 3, a KG API = 2, else 1."""
@@ -106,7 +116,13 @@ class Pipeline:
         self._stage("public data", self._public_data, states, deadline)
         self._stage("kg", self._kg, states, deadline)
         self._stage("web", self._web, states, deadline)
-        return [s.answer or Answer(IDK, "fallback", s.domain) for s in states]
+        return [self._final(s) for s in states]
+
+    def _final(self, state: _State) -> Answer:
+        answer = state.answer or Answer(IDK, "fallback", state.domain)
+        state.trace.update(task=self._task, domain=state.domain, source=answer.source,
+                           stages={k: round(v, 3) for k, v in self.stage_seconds.items()})
+        return Answer(answer.text, answer.source, answer.domain, answer.detail, state.trace)
 
     def _stage(self, name: str, run, states: list[_State], deadline: Deadline) -> None:
         open_states = [s for s in states if s.answer is None]
@@ -134,17 +150,17 @@ class Pipeline:
             return
         asks = [(s, self.public_data.entity_request(s.query, s.domain)) for s in states]
         asks = [(s, r) for s, r in asks if r is not None]
-        outputs = self.generator.generate([r for _, r in asks], deadline=deadline) if asks else []
+        outputs = self._generate("public entity", asks, deadline)
         for (state, _), entities in zip(asks, outputs):
             state.public_facts = self.public_data.facts(state.query, state.domain, entities)
+            state.trace["public_facts"] = list(state.public_facts)
         if self.config.pipeline.public_shortcut:
             # db3 (Task 1): Oscar/Grammy/finance-statistics questions answered from the public facts alone by
             # the base model; accepted unless it abstains, otherwise the facts still join the web context.
             shortcut = [s for s in states if s.public_facts and self.public_data.is_shortcut_domain(s.query, s.domain)]
             chunks = {id(s): _fact_chunks(s.public_facts, "public") for s in shortcut}
-            for state, text in self._answer(shortcut, chunks, self.config.pipeline.answer_prompt, None, deadline):
-                if not is_idk(text) and text != INVALID:
-                    state.answer = Answer(text, "public", state.domain, {"public_facts": len(state.public_facts)})
+            answered = self._answer(shortcut, chunks, self.config.pipeline.answer_prompt, None, deadline)
+            self._verify("public", answered, chunks, deadline, final=False)
 
     # ------------------------------------------------------------------ 3. KG first
     def _kg(self, states: list[_State], deadline: Deadline) -> None:
@@ -152,17 +168,25 @@ class Pipeline:
             return
         asks = [(s, self.kg.api_request(s.query, s.domain)) for s in states]
         asks = [(s, r) for s, r in asks if r is not None]
-        programs = self.generator.generate([r for _, r in asks], deadline=deadline) if asks else []
-        answerable = []
+        programs = self._generate("kg api", asks, deadline)
+        direct, answerable = [], []
         for (state, _), program in zip(asks, programs):
-            state.kg_facts = self.kg.evidence(state.query, state.domain, program, deadline=deadline)
-            if state.kg_facts:
+            evidence = self.kg.run(state.query, state.domain, program, deadline=deadline,
+                                   max_direct_items=self.config.verifier.kg_direct_max_items)
+            state.trace["kg"] = evidence.as_trace()
+            state.kg_facts = list(evidence.facts)
+            if evidence.direct and self.config.verifier.kg_direct:
+                # The program's own value answers; the model is asked only when facts need combining.
+                direct.append((state, evidence.direct, evidence.direct))
+            elif state.kg_facts:
                 answerable.append(state)
-        chunks = {id(s): _fact_chunks(s.kg_facts, "kg") for s in answerable}
+        chunks = {id(s): _fact_chunks(s.kg_facts, "kg") for s in [d[0] for d in direct] + answerable}
         p = self.config.pipeline
-        for state, text in self._answer(answerable, chunks, p.kg_answer_prompt, p.kg_answer_adapter, deadline):
-            if not is_idk(text):  # db3: a KG answer that is not "i don't know" wins over the web
-                state.answer = Answer(text, "kg", state.domain, {"kg_facts": len(state.kg_facts)})
+        # db3: a KG answer that is not "i don't know" wins over the web; here it must also pass the verifier,
+        # and "invalid question" from the KG is not final either (the web may still answer).
+        self._verify("kg-direct", direct, chunks, deadline, final=False)
+        answered = self._answer(answerable, chunks, p.kg_answer_prompt, p.kg_answer_adapter, deadline)
+        self._verify("kg", answered, chunks, deadline, final=False)
 
     # ------------------------------------------------------------------ 4+5. web
     def _web(self, states: list[_State], deadline: Deadline) -> None:
@@ -171,33 +195,83 @@ class Pipeline:
         for state, web_chunks in zip(states, retrieved):
             chunks[id(state)] = _fact_chunks(state.public_facts, "public") + list(web_chunks)
         p = self.config.pipeline
-        for state, text in self._answer(states, chunks, p.answer_prompt, p.answer_adapter, deadline):
-            state.answer = Answer(text, "web", state.domain, {"chunks": len(chunks[id(state)])})
+        answered = self._answer(states, chunks, p.answer_prompt, p.answer_adapter, deadline)
+        self._verify("web", answered, chunks, deadline, final=True)
+
+    # ------------------------------------------------------------------ shared verify step
+    def _verify(self, source, answered, chunks, deadline, final: bool) -> None:
+        """Checks each (state, raw, answer) against the chunks it came from; a verified answer that is not
+        "i don't know" is final, and on the last pathway (`final`) whatever the verifier returns is."""
+        answered = list(answered)
+        candidates = [Candidate(s.query.text, text, tuple(c.text for c in chunks.get(id(s), ())), source)
+                      for s, _, text in answered]
+        try:
+            decisions = self.verifier.verify(candidates, deadline=deadline) if candidates else []
+        except Exception as exc:  # noqa: BLE001 - a broken verifier costs its answers, not the batch
+            log.exception("verifier failed for %d answers", len(candidates))
+            decisions = [None] * len(candidates)
+            failure = f"verifier failed: {type(exc).__name__}: {exc}"
+        for (state, raw, text), decision in zip(answered, decisions):
+            attempt = {"pathway": source, "raw_output": raw, "candidate": text,
+                       "chunks": [_chunk_trace(c) for c in chunks.get(id(state), ())]}
+            if decision is None:
+                attempt["verifier"] = {"accepted": False, "answer": IDK, "reason": failure}
+                answer_text, accepted = IDK, False
+            else:
+                attempt["verifier"] = decision.as_trace()
+                answer_text, accepted = decision.answer, decision.accepted
+            state.trace["attempts"].append(attempt)
+            if (accepted and not is_idk(answer_text)) or final:
+                state.answer = Answer(answer_text, source, state.domain, {"chunks": len(chunks.get(id(state), ()))})
 
     # ------------------------------------------------------------------ shared answer step
     def _answer(self, states, chunks, prompt_name, adapter, deadline):
-        """Yields (state, cleaned answer) for each state with a non-empty context; IDK otherwise."""
+        """Yields (state, raw output, cleaned answer) for each state with a non-empty context; IDK otherwise."""
         p = self.config.pipeline
         template = self.prompts.get(prompt_name)
-        requests, targets = [], []
+        asks = []
         for state in states:
             context = format_context(chunks[id(state)], self.generator, self.config.web.context_max_tokens)
             if not context:
-                yield state, IDK
+                yield state, "", IDK
                 continue
             messages = template.render(context=context, query=state.query.text,
                                        query_time=state.query.query_time, token_limit=p.answer_word_limit)
-            requests.append(GenerationRequest(messages, adapter=adapter, max_new_tokens=p.answer_max_new_tokens,
-                                              stop=_ANSWER_STOPS))
-            targets.append(state)
-        outputs = self.generator.generate(requests, deadline=deadline) if requests else []
-        for state, raw in zip(targets, outputs):
-            yield state, clean_answer(raw, self.grader_trim)
+            asks.append((state, GenerationRequest(messages, adapter=adapter, max_new_tokens=p.answer_max_new_tokens,
+                                                  stop=_ANSWER_STOPS)))
+        for (state, _), raw in zip(asks, self._generate(f"answer {prompt_name}", asks, deadline)):
+            yield state, raw, clean_answer(raw, self.grader_trim)
+
+    def _generate(self, stage: str, asks, deadline) -> list[str]:
+        """One batched LLM call for (state, request) pairs; each state's trace records its call."""
+        if not asks:
+            return []
+        started = time.monotonic()
+        outputs = self.generator.generate([r for _, r in asks], deadline=deadline)
+        seconds = round(time.monotonic() - started, 3)  # the batched call's wall time, shared by its requests
+        for (state, request), output in zip(asks, outputs):
+            state.trace["llm_calls"].append({
+                "stage": stage, "adapter": request.adapter, "batch": len(asks), "seconds": seconds,
+                "prompt_tokens": self._count_tokens(" ".join(m.get("content", "") for m in request.messages)),
+                "output_tokens": self._count_tokens(output or "")})
+        return outputs
+
+    def _count_tokens(self, text: str) -> int | None:
+        try:
+            return int(self.generator.count_tokens(text))
+        except Exception:  # noqa: BLE001 - a count is for the trace only
+            return None
 
 
 def _kg_expected(task: int) -> bool:
     """Whether to build the KG pathway: Tasks 2/3, or auto-detect with a mock API URL in the environment."""
     return task in (2, 3) or (task == 0 and bool(os.environ.get("CRAG_MOCK_API_URL")))
+
+
+def _chunk_trace(chunk: Chunk) -> dict:
+    """A context chunk as the trace shows it: where it came from and how it starts."""
+    return {"source": chunk.source, "kind": chunk.kind, "score": round(float(chunk.score), 4),
+            "text": chunk.text[:300]}
 
 
 def _fact_chunks(facts: Sequence[str], pathway: str) -> list[Chunk]:

@@ -80,9 +80,16 @@ class Chunk:
 
 @dataclass(frozen=True)
 class Answer:
-    """The final answer for one query plus where it came from (for reports, never sent to the grader)."""
+    """The final answer for one query plus where it came from (for reports, never sent to the grader).
+
+    `trace` is everything needed to see why the answer is what it is, built stage by stage by the pipeline:
+    task, domain, seconds per stage, every LLM call (`llm_calls`: stage, adapter, prompt_tokens,
+    output_tokens, seconds), the KG program with its outcome and facts, the context chunks used, the raw
+    model output and the verifier's decision with its reason. Plain JSON-able data.
+    """
 
     text: str
-    source: str  # kg | public | web | llm | deadline | error
+    source: str  # kg | kg-direct | public | web | llm | deadline | error | fallback
     domain: str = ""
     detail: Mapping[str, Any] = field(default_factory=dict)
+    trace: Mapping[str, Any] = field(default_factory=dict)

@@ -2,6 +2,7 @@
 from models.config import load_config
 from models.deadline import Deadline
 from models.llm.generator import GenerationRequest
+from models.kg.pathway import KGEvidence
 from models.pipeline import Pipeline
 from models.types import IDK, Chunk, Query, SearchResult
 
@@ -46,8 +47,9 @@ class FakeKG:
     def api_request(self, query, domain):
         return GenerationRequest(({"role": "user", "content": f"API for {query.text}"},), adapter="api")
 
-    def evidence(self, query, domain, program, deadline=None):
-        return self.facts.get(query.text, [])
+    def run(self, query, domain, program, deadline=None, max_direct_items=10):
+        facts = tuple(self.facts.get(query.text, []))
+        return KGEvidence(program, "executed" if facts else "no-data", facts)
 
 
 class FakePublic:
@@ -75,8 +77,10 @@ def queries(*texts, pages=0):
             for i, t in enumerate(texts)]
 
 
-def build(task=2, kg_facts=None, web=None, generator=None, public=None):
-    config = load_config("cpu", {"pipeline.task": task})
+def build(task=2, kg_facts=None, web=None, generator=None, public=None, verify=False):
+    # The flow tests run with the verifier off (the fakes' answers are not in their context); the
+    # verification tests below turn it on.
+    config = load_config("cpu", {"pipeline.task": task, "verifier.enabled": verify})
     return Pipeline(config, generator or FakeGenerator(reply), web or FakeWeb(), FakeRouter(),
                     kg=FakeKG(kg_facts or {}), public_data=public)
 
@@ -145,7 +149,7 @@ def shortcut_reply(prompt, adapter):
 
 
 def test_public_shortcut_answers_from_public_facts_alone():
-    config = load_config("cpu", {"pipeline.task": 1, "pipeline.public_shortcut": True})
+    config = load_config("cpu", {"pipeline.task": 1, "pipeline.public_shortcut": True, "verifier.enabled": False})
     web = FakeWeb()
     pipe = Pipeline(config, FakeGenerator(shortcut_reply), web, FakeRouter(), public_data=ShortcutPublic())
     answers = pipe.answer(queries("who won the oscar?", "q2"))

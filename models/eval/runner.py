@@ -9,7 +9,9 @@ appended, and an id is never written twice.
 Record fields: interaction_id, query, query_time, prediction, gold (the answer), alt_ans, domain,
 question_type, static_or_dynamic, popularity, split, source and predicted_domain (from the model's
 `last_answers`, when it has them), latency_s (batch wall time / batch size), model_latency_s (the model's
-own `last_latencies`, when it has them) and over_budget (latency_s over the grader's 30 s).
+own `last_latencies`, when it has them), over_budget (latency_s over the grader's 30 s) and trace (the
+answer's `trace`: per-stage seconds, LLM calls, KG program and facts, chunks, raw output, verifier
+decision; {} when the model keeps none).
 """
 from __future__ import annotations
 
@@ -148,8 +150,15 @@ def _records(batch: dict, answers: Sequence, latency_s: float, model) -> list[di
             "latency_s": round(latency_s, 4),
             "model_latency_s": model_latencies[i] if isinstance(model_latencies[i], (int, float)) else None,
             "over_budget": latency_s > BUDGET_S,
+            "trace": _plain(getattr(detail, "trace", None) or {}),
         })
     return records
+
+
+def _plain(value):
+    """The trace as JSON data (tuples become lists, anything unknown its str) so one odd value never loses
+    a prediction record."""
+    return json.loads(json.dumps(value, default=str))
 
 
 def _aligned(values, n: int) -> list:

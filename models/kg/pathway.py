@@ -3,9 +3,11 @@ generated program turned into evidence.
 
     api_request(query, domain) -> GenerationRequest     prompts/kg_api_<domain>.txt + chosen examples
                                                         + the domain's grammar as a decoding constraint
-    evidence(query, domain, program_text) -> [facts]    compile -> execute (mock API) -> verbalise
+    run(query, domain, program_text) -> KGEvidence      compile -> execute (mock API) -> verbalise, plus
+                                                        the outcome and the program's own value (`direct`)
+    evidence(query, domain, program_text) -> [facts]    run(...).facts
 
-`evidence` never raises: a program that does not parse or type-check, an API that is down or slow, a spent
+`run` never raises: a program that does not parse or type-check, an API that is down or slow, a spent
 budget, or even a bug in a domain module, is logged and means "no KG evidence", so the web pathway answers.
 Generated text is cleaned of what chat models wrap code in (fences, an "API:" label) before parsing; the
 parser itself stays strict.
@@ -14,12 +16,14 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import dataclass, field
 
 from models.deadline import Deadline
 from models.kg.apis import EntityMatcher, compile_program, signatures
 from models.kg.config import KGConfig
 from models.kg.examples import ExamplePool
-from models.kg.executor import Limits, execute
+from models.kg.executor import ExecutionResult, Limits, execute
+from models.kg.format import format_answer_value, join_answers
 from models.kg.language.errors import KGError
 from models.kg.language.grammar import lark_grammar
 from models.kg.language.prefix import PrefixChecker
@@ -35,6 +39,31 @@ _FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```\s*$")
 _LABEL = re.compile(r"^\s*(api|answer|program)\s*:\s*", re.IGNORECASE)
 _STOP = ("\n\n", "\nQuery:", "Query:")
 _TURN_PROMPT = "kg_api_turn"
+
+
+@dataclass(frozen=True)
+class KGEvidence:
+    """What running one generated program gave (all of it goes into the answer's trace).
+
+    Attributes:
+        program: the cleaned program text.
+        outcome: empty (no program / "None") | parse-error | api-error | failed | executed | stopped | no-data.
+        facts: verbalised facts for the answer prompt.
+        direct: the final statement's value, count or average formatted as an answer ("" = none: rows, or
+            a list longer than `max_direct_items`, need the model to combine them).
+        error: the parse/API error message, when there was one.
+    """
+
+    program: str = ""
+    outcome: str = "empty"
+    facts: tuple[str, ...] = ()
+    direct: str = ""
+    error: str = ""
+    statements: tuple[dict, ...] = field(default=())
+
+    def as_trace(self) -> dict:
+        return {"program": self.program, "outcome": self.outcome, "error": self.error, "facts": list(self.facts),
+                "direct": self.direct, "statements": list(self.statements)}
 
 
 class KGPathway:
@@ -100,24 +129,60 @@ class KGPathway:
     def evidence(self, query: Query, domain: str, program_text: str, deadline: Deadline | None = None) -> list[str]:
         """Facts from running the generated program; [] for "None", an empty or a broken program, or any
         failure (logged)."""
+        return list(self.run(query, domain, program_text, deadline).facts)
+
+    def run(self, query: Query, domain: str, program_text: str, deadline: Deadline | None = None,
+            max_direct_items: int = 10) -> KGEvidence:
+        """Runs the generated program; every failure is an outcome, never an exception."""
         text = clean_program(program_text)
         if not text:
-            return []
+            return KGEvidence(text, "empty")
         try:
             program = compile_program(text, domain)
-            if not program.statements:
-                return []
+        except KGError as exc:
+            log.info("KG program for %s does not compile: %s", query.interaction_id, exc)
+            return KGEvidence(text, "parse-error", error=str(exc))
+        except Exception as exc:  # noqa: BLE001 - a bug must cost one question, not the batch
+            log.exception("KG pathway failed for %s on program %r", query.interaction_id, text)
+            return KGEvidence(text, "failed", error=f"{type(exc).__name__}: {exc}")
+        if not program.statements:
+            return KGEvidence(text, "empty")
+        try:
             result = execute(program, self.client, now=query.time, limits=self.limits, matcher=self.matcher,
                              deadline=deadline)
+            facts = verbalize(result, self.config.max_fact_chars, self.config.max_listed)
         except KGError as exc:
             log.info("no KG evidence for %s: %s", query.interaction_id, exc)
-            return []
-        except Exception:  # noqa: BLE001 - a bug or a transport error must cost one question, not the batch
+            return KGEvidence(text, "api-error", error=str(exc))
+        except Exception as exc:  # noqa: BLE001 - a bug or a transport error must cost one question, not the batch
             log.exception("KG pathway failed for %s on program %r", query.interaction_id, text)
-            return []
+            return KGEvidence(text, "failed", error=f"{type(exc).__name__}: {exc}")
         if result.stopped:
             log.info("KG program for %s stopped early: %s", query.interaction_id, result.stopped)
-        return verbalize(result, self.config.max_fact_chars, self.config.max_listed)
+        statements = tuple({"kind": s.kind, "what": s.what, "error": s.error} for s in result.statements)
+        if not facts:
+            # What the program found nothing of is traced, not used: the fixture server answers a failure
+            # (500, bad JSON) with an empty result too, so "no data" cannot yet be told from "no answer".
+            return KGEvidence(text, "no-data", statements=statements)
+        outcome = "stopped" if result.stopped else "executed"
+        return KGEvidence(text, outcome, tuple(facts), direct_answer(result, max_direct_items),
+                          error=result.stopped, statements=statements)
+
+
+def direct_answer(result: ExecutionResult, max_items: int = 10) -> str:
+    """The final statement's value(s), count or average as answer text; "" when the model must combine facts
+    (whole rows, several attributes, a long list, an execution that stopped early)."""
+    if result.stopped:
+        return ""
+    final = [s for s in result.statements if not s.consumed]
+    if not final:
+        return ""
+    last = final[-1]
+    if last.kind in ("count", "average") and last.number is not None:
+        return format_answer_value(last.number)
+    if last.kind == "values" and 0 < len(last.values) <= max_items and len({v.key for v in last.values}) == 1:
+        return join_answers([format_answer_value(v.value) for v in last.values])
+    return ""
 
 
 def clean_program(text: str) -> str:

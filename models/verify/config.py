@@ -1,0 +1,24 @@
+"""Settings of the answer verifier (one section of a profile: `verifier:`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class VerifierConfig:
+    """Which checks run and the thresholds an answer must pass (chosen with scripts/sweep_verifier.py).
+
+    An answer is kept only when every enabled check passes; otherwise it becomes "i don't know" and the
+    trace says which check failed and with what score.
+    """
+
+    enabled: bool = True  # False: every candidate is accepted (the decision is still traced)
+    min_lexical_support: float = 1.0  # share of the answer's numbers/dates/words found in its evidence
+    min_similarity: float = 0.0  # cosine of the best supporting sentence to query + answer (0 = off)
+    reject_restatements: bool = True  # an answer made only of the question's words carries no evidence
+    accept_choices: bool = False  # "A or B?" answered by a span of the question: kept (True) or refused
+    llm_check: bool = False  # db3's p_check-style yes/no question to the LLM (one batched call)
+    llm_check_prompt: str = "check_support"  # prompts/<name>.txt
+    kg_direct: bool = True  # a KG program's single value/list/count is the answer, formatted, no LLM
+    kg_direct_max_items: int = 10  # longer value lists go to the LLM with the facts instead
+    invalid_needs_evidence: bool = True  # "invalid question" only when the evidence contradicts the premise

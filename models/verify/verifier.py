@@ -1,0 +1,186 @@
+"""The support check every answer passes before it is returned (issue 10, part 2).
+
+    candidate (query, short answer, the evidence it was generated from)
+        -> lexical support   the answer's numbers, dates and words occur in the evidence (lexical.py)
+        -> similarity        the best supporting sentence is about the question (shared embedder)
+        -> LLM yes/no        optional, db3's p_check style: "is the answer supported by the context?"
+        -> Decision          the answer, or "i don't know" with the reason and every score
+
+Scores are computed whatever the thresholds, and `decide` turns scores into a decision without touching
+a model, so scripts/sweep_verifier.py can replay saved traces under other thresholds. A failure while
+checking one candidate rejects that candidate only, with the error as its reason.
+"""
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Protocol, Sequence
+
+import numpy as np
+
+from models.deadline import Deadline
+from models.types import IDK, INVALID
+from models.verify.config import VerifierConfig
+from models.verify.lexical import normalize, support
+
+log = logging.getLogger(__name__)
+
+# A premise is contradicted when an evidence sentence about the question's subject negates something.
+_NEGATION = re.compile(r"\b(?:never|not|no|none|didn't|did not|hasn't|has not|haven't|have not|wasn't|isn't|"
+                       r"doesn't|does not|no longer|neither|nor)\b", re.IGNORECASE)
+_CHOICE = re.compile(r"\b(?:or|between)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An answer before it is returned, with the evidence it was generated from."""
+
+    query: str
+    answer: str
+    evidence: tuple[str, ...]
+    source: str = ""  # kg | kg-direct | public | web
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the verifier made of one candidate (goes into the trace as it is)."""
+
+    answer: str  # the candidate, or "i don't know"
+    accepted: bool
+    reason: str
+    scores: Mapping[str, Any] = field(default_factory=dict)
+    supporting: str = ""  # the best supporting sentence
+
+    def as_trace(self) -> dict:
+        return {"accepted": self.accepted, "answer": self.answer, "reason": self.reason,
+                "scores": dict(self.scores), "supporting": self.supporting}
+
+
+class Verifier(Protocol):
+    def verify(self, candidates: Sequence[Candidate], deadline: Deadline | None = None) -> list[Decision]:
+        """One decision per candidate, in order; never raises for one bad candidate."""
+
+
+class SupportVerifier:
+    """Lexical support + embedding similarity (+ an optional LLM yes/no check), thresholds from config.
+
+    Args:
+        config: the profile's `verifier` section.
+        embedder: anything with `encode(texts, is_query=...)` returning unit-norm rows; None = no similarity.
+        generator, prompts: for the LLM check (only when `config.llm_check`).
+    """
+
+    def __init__(self, config: VerifierConfig, embedder=None, generator=None, prompts=None):
+        self.config = config
+        self.embedder = embedder
+        self.generator = generator
+        self.prompts = prompts
+        if config.llm_check:
+            if generator is None or prompts is None:
+                raise ValueError("verifier.llm_check needs the generator and the prompt library")
+            prompts.get(config.llm_check_prompt)  # fail at start-up on a missing template
+
+    def verify(self, candidates: Sequence[Candidate], deadline: Deadline | None = None) -> list[Decision]:
+        decisions = []
+        for candidate in candidates:
+            try:
+                decisions.append(decide(self.scores(candidate), self.config))
+            except Exception as exc:  # noqa: BLE001 - one bad item costs that item, never the batch
+                log.exception("verifier failed on %r", candidate.answer)
+                decisions.append(Decision(IDK, False, f"verifier failed: {type(exc).__name__}: {exc}"))
+        if self.config.llm_check:
+            decisions = self._llm_check(candidates, decisions, deadline)
+        return decisions
+
+    def scores(self, candidate: Candidate) -> dict:
+        """Every score `decide` needs, for one candidate (model calls: the embedder only)."""
+        answer = (candidate.answer or "").strip()
+        scores: dict[str, Any] = {"candidate": answer, "source": candidate.source}
+        if answer == INVALID:
+            scores["contradiction"] = contradicts_premise(candidate.query, candidate.evidence)
+        if not answer or answer in (IDK, INVALID):
+            return scores
+        found = support(answer, candidate.query, candidate.evidence)
+        scores.update(claims=len(found.claims), lexical=round(found.share, 4), novel=len(found.novel),
+                      missing=list(found.missing), choice=_is_choice(candidate.query, answer))
+        scores["similarity"], scores["supporting"] = self._similarity(candidate.query, answer, found.sentences)
+        return scores
+
+    def _similarity(self, query: str, answer: str, sentences: Sequence[str]) -> tuple[float | None, str]:
+        if self.embedder is None or not sentences:
+            return (None if self.embedder is None else 0.0), (sentences[0] if sentences else "")
+        vectors = self.embedder.encode([f"{query} {answer}", *sentences])
+        cosines = vectors[1:] @ vectors[0]
+        best = int(np.argmax(cosines))
+        return round(float(cosines[best]), 4), sentences[best]
+
+    def _llm_check(self, candidates, decisions, deadline):
+        from models.llm.generator import GenerationRequest
+
+        template = self.prompts.get(self.config.llm_check_prompt)
+        asks = [i for i, d in enumerate(decisions) if d.accepted and d.answer not in (IDK, INVALID)]
+        requests = [GenerationRequest(template.render(context="\n".join(candidates[i].evidence)[:4000],
+                                                      query=candidates[i].query, answer=decisions[i].answer),
+                                      max_new_tokens=3) for i in asks]
+        try:
+            outputs = self.generator.generate(requests, deadline=deadline) if requests else []
+        except Exception as exc:  # noqa: BLE001
+            log.exception("LLM support check failed")
+            outputs = [f"error {exc}"] * len(asks)
+        decisions = list(decisions)
+        for i, output in zip(asks, outputs):
+            said_yes = (output or "").strip().lower().startswith("yes")
+            d = decisions[i]
+            scores = {**d.scores, "llm_check": (output or "").strip()[:20]}
+            decisions[i] = Decision(d.answer if said_yes else IDK, said_yes,
+                                    d.reason if said_yes else "the LLM check did not confirm the answer",
+                                    scores, d.supporting)
+        return decisions
+
+
+def decide(scores: Mapping[str, Any], config: VerifierConfig) -> Decision:
+    """The decision for saved scores under `config`'s thresholds (pure: the sweep replays it)."""
+    answer = scores.get("candidate") or IDK
+    supporting = scores.get("supporting", "") or ""
+    if answer == IDK:
+        return Decision(IDK, True, "the model abstained", scores)
+    if not config.enabled:
+        return Decision(answer, True, "verifier disabled", scores, supporting)
+    if answer == INVALID:
+        if config.invalid_needs_evidence and not scores.get("contradiction"):
+            return Decision(IDK, False, "no evidence contradicts the premise", scores)
+        return Decision(INVALID, True, "the evidence contradicts the premise", scores,
+                        scores.get("contradiction", ""))
+    if not scores.get("claims"):
+        return Decision(IDK, False, "nothing in the answer can be checked", scores)
+    if not scores.get("novel"):
+        if scores.get("choice") and config.accept_choices:
+            pass
+        elif scores.get("choice") or config.reject_restatements:
+            why = "a choice between the question's options" if scores.get("choice") else "restates the question"
+            return Decision(IDK, False, f"{why}: nothing to check against the evidence", scores)
+    lexical = float(scores.get("lexical") or 0.0)
+    if lexical < config.min_lexical_support:
+        return Decision(IDK, False, f"lexical support {lexical:.2f} < {config.min_lexical_support:.2f}; "
+                                    f"not in the evidence: {', '.join(scores.get('missing') or [])}", scores)
+    similarity = scores.get("similarity")
+    if config.min_similarity > 0 and (similarity is None or similarity < config.min_similarity):
+        return Decision(IDK, False, f"similarity {similarity} < {config.min_similarity:.2f}", scores, supporting)
+    return Decision(answer, True, f"supported (lexical {lexical:.2f}, similarity {similarity})", scores, supporting)
+
+
+def contradicts_premise(query: str, evidence: Sequence[str]) -> str:
+    """An evidence sentence that names two of the question's words and negates something, or ""."""
+    words = {w for w in normalize(query).split() if len(w) > 3}
+    for text in evidence:
+        for sentence in re.split(r"(?<=[.!?])\s+", text or ""):
+            if _NEGATION.search(sentence) and len(words & set(normalize(sentence).split())) >= 2:
+                return sentence.strip()[:500]
+    return ""
+
+
+def _is_choice(query: str, answer: str) -> bool:
+    """The question offers options ("A or B") and the answer is one of its own spans."""
+    q = normalize(query)
+    return bool(_CHOICE.search(query)) and bool(normalize(answer)) and normalize(answer) in q
