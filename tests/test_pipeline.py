@@ -175,3 +175,27 @@ def test_unconfigured_adapter_fails_at_start_up():
     config = load_config("cpu", {"pipeline.answer_adapter": "web_answer", "pipeline.kg_answer_adapter": "nope"})
     with pytest.raises(KeyError, match="nope"):
         Pipeline(config, generator, FakeWeb(), FakeRouter())
+
+
+def test_the_llm_is_built_before_anything_that_may_initialise_cuda(monkeypatch):
+    """vLLM must start before a CUDA embedder exists (else it spawns workers, re-importing the main module)."""
+    import models.pipeline as pipeline_module
+
+    built = []
+
+    class Stop(Exception):
+        pass
+
+    def make_generator(config, models_dir):
+        built.append("llm")
+        raise Stop
+
+    def embedder_from_config(config, models_dir):
+        built.append("embedder")
+        raise Stop
+
+    monkeypatch.setattr(pipeline_module, "make_generator", make_generator)
+    monkeypatch.setattr(pipeline_module.Embedder, "from_config", staticmethod(embedder_from_config))
+    with pytest.raises(Stop):
+        Pipeline.from_config(load_config("g4dn"))
+    assert built == ["llm"]
