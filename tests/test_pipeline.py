@@ -1,4 +1,6 @@
 """The Figure-2 flow with stand-in components: KG first, web fallback, per-item degradation, deadlines."""
+import pytest
+
 from models.config import load_config
 from models.deadline import Deadline
 from models.llm.generator import GenerationRequest
