@@ -1,7 +1,7 @@
 """The g4dn profile's time per batch of 16, projected from a traced CPU run of the real pipeline.
 
     python scripts/latency_model.py trace --task 1 --out /tmp/lat-t1      # CPU run with g4dn prompt shapes
-    python scripts/latency_model.py trace --task 2 --out /tmp/lat-t2
+    python scripts/latency_model.py trace --task 2 --limit 8 --out /tmp/lat-t2
     python scripts/latency_model.py trace --task 3 --data data/sample/crag_sample_task3.jsonl --out /tmp/lat-t3
     python scripts/latency_model.py project /tmp/lat-t1 /tmp/lat-t2 /tmp/lat-t3
 
@@ -64,7 +64,7 @@ def g4dn_shapes() -> dict:
     }
 
 
-def trace(task: int, data: str, out: Path) -> int:
+def trace(task: int, data: str, out: Path, limit: int = 0) -> int:
     """A CPU run of `data` with the g4dn shapes; writes the run and `latency_run.json` (task, data) into `out`."""
     import local_evaluation
 
@@ -77,8 +77,8 @@ def trace(task: int, data: str, out: Path) -> int:
     profile = out / "profile.yaml"
     profile.write_text(yaml.safe_dump(raw, sort_keys=False), encoding="utf-8")
     (out / "latency_run.json").write_text(json.dumps({"task": task, "data": data}), encoding="utf-8")
-    return local_evaluation.main(["--profile", str(profile), "--task", str(task), "--data", data,
-                                  "--output-dir", str(out), "--no-resume"])
+    argv = ["--profile", str(profile), "--task", str(task), "--data", data, "--output-dir", str(out), "--no-resume"]
+    return local_evaluation.main(argv + (["--limit", str(limit)] if limit else []))
 
 
 # ---------------------------------------------------------------------------------------------- projection
@@ -223,11 +223,13 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--task", type=int, choices=(1, 2, 3), default=1)
     t.add_argument("--data", default=str(REPO_ROOT / "data" / "sample" / "crag_sample.jsonl"))
     t.add_argument("--out", default="")
+    t.add_argument("--limit", type=int, default=0, help="only the first N questions (0: all)")
     p = sub.add_parser("project", help="project traced runs onto 4x T4")
     p.add_argument("runs", nargs="+")
     args = parser.parse_args(argv)
     if args.command == "trace":
-        return trace(args.task, args.data, Path(args.out or tempfile.mkdtemp(prefix=f"latency-t{args.task}-")))
+        return trace(args.task, args.data, Path(args.out or tempfile.mkdtemp(prefix=f"latency-t{args.task}-")),
+                     args.limit)
     g4dn = load_config("g4dn")
     llm = LLMLatency(tensor_parallel=g4dn.llm.tensor_parallel_size)
     print(f"4x T4, tensor parallel {llm.tp}, fp16; constants and sources: models/latency.py; budget {BUDGET_S:.0f} s "
