@@ -1,19 +1,7 @@
 """The GPU acceptance script's CPU-side parts (the checks themselves need CUDA: run the script on a GPU)."""
-import importlib.util
-import sys
+from tests.scripts.script_loader import load_script
 
-from models.config import REPO_ROOT
-
-
-def _load():
-    spec = importlib.util.spec_from_file_location("gpu_smoke", REPO_ROOT / "scripts" / "gpu_smoke.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-gpu_smoke = _load()
+gpu_smoke = load_script("gpu_smoke")
 
 
 def test_tensor_parallel_size_divides_the_head_counts():

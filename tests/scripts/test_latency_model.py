@@ -1,23 +1,13 @@
 """The latency projection on synthetic traces (the schema `trace["llm_calls"]` of predictions.jsonl)."""
-import importlib.util
 import json
-import sys
 
 import pytest
 
 from models.config import REPO_ROOT, load_config
 from models.latency import LLMLatency
+from tests.scripts.script_loader import load_script
 
-
-def _load():
-    spec = importlib.util.spec_from_file_location("latency_model", REPO_ROOT / "scripts" / "latency_model.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-latency_model = _load()
+latency_model = load_script("latency_model")
 SAMPLE = REPO_ROOT / "data" / "sample" / "crag_sample.jsonl"
 
 

@@ -1,24 +1,14 @@
 """The preflight's checks on made-up repositories (the network-bound resolution runs in CI itself)."""
-import importlib.util
 import json
 import shutil
 import subprocess
-import sys
 
 import pytest
 
 from models.config import REPO_ROOT
+from tests.scripts.script_loader import load_script
 
-
-def _load():
-    spec = importlib.util.spec_from_file_location("preflight", REPO_ROOT / "scripts" / "preflight.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-preflight = _load()
+preflight = load_script("preflight")
 
 
 def _report(*requires):
