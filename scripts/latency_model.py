@@ -1,14 +1,15 @@
 """The g4dn profile's time per batch of 16, projected from a traced CPU run of the real pipeline.
 
-    python scripts/latency_model.py trace --task 1 --out /tmp/lat-t1      # CPU run with g4dn prompt shapes
-    python scripts/latency_model.py trace --task 2 --limit 8 --out /tmp/lat-t2
-    python scripts/latency_model.py trace --task 3 --data data/sample/crag_sample_task3.jsonl --out /tmp/lat-t3
+    python scripts/latency_model.py trace --task 1 --limit 4 --out /tmp/lat-t1   # CPU run with g4dn prompt shapes
+    python scripts/latency_model.py trace --task 2 --limit 4 --out /tmp/lat-t2
+    python scripts/latency_model.py trace --task 3 --limit 4 --data data/sample/crag_sample_task3.jsonl --out /tmp/lat-t3
     python scripts/latency_model.py project /tmp/lat-t1 /tmp/lat-t2 /tmp/lat-t3
 
 `trace` runs `local_evaluation.py` on the CPU models with the g4dn profile's shapes (batch 16, 50 recalled
 and 10 reranked parents, 4,000 context tokens, 4 in-context KG examples, its token caps) and an unbounded
 per-question budget, so every stage runs and its LLM calls are recorded in each answer's trace
-(`trace["llm_calls"]`: stage, adapter, prompt_tokens, output_tokens). `project` replays the first 16
+(`trace["llm_calls"]`: stage, adapter, prompt_tokens, output_tokens); a 135M model answering 4,000-token
+prompts on a laptop is slow, so a few questions per task (`--limit`) are traced. `project` replays the first 16
 questions of each run (repeated when a run has fewer) through `models/latency.py` on 4x T4, tensor
 parallel 4, fp16:
 - each traced LLM stage as one batched call, with LoRA, both with the traced output lengths and with every
