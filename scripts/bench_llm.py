@@ -2,7 +2,8 @@
 
     python scripts/bench_llm.py                   # SmolLM2-135M (the CPU profile's model), one thread
 
-Measured side by side in one run, so the ratios hold on a loaded machine:
+Measured side by side in one run, in CPU time of this process (one thread), so a machine shared with other
+jobs changes the figures little:
 - tokens/s of `model.generate` at batch 1 and batch 4, in float32 and bfloat16, with exactly
   `--new-tokens` new tokens per row (min = max, greedy) after one warm-up call;
 - the grammar-mask cost per decoding step: the KG pathway's real request for a sample question, decoded
@@ -31,7 +32,7 @@ PROMPTS = ["What is the capital of Australia?", "Who directed the movie Inceptio
 
 
 def tokens_per_second(generator, batch: int, new_tokens: int, repeats: int) -> float:
-    """New tokens per second of `generate` on `batch` left-padded chat prompts (best of `repeats`)."""
+    """New tokens per CPU second of `generate` on `batch` left-padded chat prompts (best of `repeats`)."""
     tokenizer = generator.tokenizer
     texts = [tokenizer.apply_chat_template([{"role": "user", "content": PROMPTS[i % len(PROMPTS)]}], tokenize=False,
                                            add_generation_prompt=True) for i in range(batch)]
@@ -42,9 +43,9 @@ def tokens_per_second(generator, batch: int, new_tokens: int, repeats: int) -> f
         generator.model.generate(**inputs, **kwargs)  # warm-up
         best = float("inf")
         for _ in range(repeats):
-            started = time.perf_counter()
+            started = time.process_time()
             generator.model.generate(**inputs, **kwargs)
-            best = min(best, time.perf_counter() - started)
+            best = min(best, time.process_time() - started)
     return batch * new_tokens / best
 
 
@@ -62,18 +63,18 @@ def grammar_mask_cost(generator) -> dict:
     original = grammar_decoding.GrammarConstraintProcessor.__call__
 
     def timed(self, input_ids, scores):
-        started = time.perf_counter()
+        started = time.process_time()
         try:
             return original(self, input_ids, scores)
         finally:
-            spent["mask_s"] += time.perf_counter() - started
+            spent["mask_s"] += time.process_time() - started
             spent["steps"] += 1
 
     grammar_decoding.GrammarConstraintProcessor.__call__ = timed
     try:
-        started = time.perf_counter()
+        started = time.process_time()
         [program] = generator.generate([request])
-        total = time.perf_counter() - started
+        total = time.process_time() - started
     finally:
         grammar_decoding.GrammarConstraintProcessor.__call__ = original
     steps = max(1, spent["steps"])
@@ -101,7 +102,7 @@ def main() -> int:
                 tokens_per_second(generators[dtype], batch, args.new_tokens, args.repeats), 1)
     results["grammar"] = grammar_mask_cost(generators["float32"])
 
-    print(f"SmolLM2-135M, transformers backend, {args.new_tokens} new tokens, {args.threads} thread(s)\n")
+    print(f"SmolLM2-135M, transformers backend, {args.new_tokens} new tokens, {args.threads} thread(s), CPU time\n")
     print("| dtype | batch 1 (tokens/s) | batch 4 (tokens/s) |\n|---|---|---|")
     for dtype in ("float32", "bfloat16"):
         t = results["tokens_per_s"]
