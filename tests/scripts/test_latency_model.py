@@ -34,10 +34,11 @@ def test_stages_group_calls_and_cap_outputs(examples):
     rows = [_row(e, [("kg api", None, 900, 20, 1.0), ("answer answer_ctrl", None, 3000, 10, 2.0)]) for e in examples]
     batch = latency_model.batch_of(rows)
     assert len(batch) == 16 and batch[3] is rows[0]
-    stages = latency_model.llm_stages(batch, latency_model.stage_caps(load_config("g4dn")))
+    stages = latency_model.llm_stages(batch, latency_model.stage_caps(load_config("g4dn")), context_tokens=4000)
     assert set(stages) == {"kg api", "answer answer_ctrl"}
     assert stages["answer answer_ctrl"]["prompts"] == [3000] * 16 and stages["answer answer_ctrl"]["outputs"] == [10] * 16
     assert stages["answer answer_ctrl"]["caps"] == [64] * 16 and stages["kg api"]["caps"] == [96] * 16
+    assert stages["answer answer_ctrl"]["prompt_caps"] == [4300] * 16 and stages["kg api"]["prompt_caps"] == [900] * 16
     with pytest.raises(ValueError):
         latency_model.batch_of([])
 
@@ -55,7 +56,7 @@ def test_projection_of_a_synthetic_run(tmp_path, examples):
     result = latency_model.project(tmp_path, QuarterTokenizer(), LLMLatency())
     stages = result["stages"]
     answer = next(v for k, v in stages.items() if k.startswith("llm: answer"))
-    expected_worst = LLMLatency().call_seconds([3000] * 16, [64] * 16, lora=True)
+    expected_worst = LLMLatency().call_seconds([4300] * 16, [64] * 16, lora=True)
     assert answer[1] == pytest.approx(expected_worst) and answer[0] < answer[1]
     assert any(k.startswith("web: embed") and v[0] > 0 for k, v in stages.items())
     assert not any(k.startswith("kg") for k in stages)  # Task 1: no KG
