@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup eval test test-all bench clean
+.PHONY: setup eval test test-all bench preflight clean
 
 setup: $(STAMP)
 
@@ -31,6 +31,11 @@ test-all: setup
 
 bench: setup
 	$(PY) scripts/bench_web.py $(ARGS)
+
+# Before tagging a submission: image requirements, Dockerfile lint, g4dn profile, weights, git-LFS, aicrowd.json.
+TASK ?= 3
+preflight: setup
+	$(PY) scripts/preflight.py --task $(TASK) $(ARGS)
 
 clean:
 	rm -rf $(VENV) .cache outputs

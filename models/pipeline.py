@@ -84,8 +84,11 @@ class Pipeline:
         from models.routing import make_router
         from models.trim import load_grader_trim
 
-        embedder = Embedder.from_config(config.embedder, config.models_dir)
+        # The LLM first: vLLM forks its tensor-parallel workers, which it can only do while CUDA is not yet
+        # initialised in this process (a CUDA embedder built first forces the spawn start method, which
+        # re-imports the grader's main module in every worker).
         generator = make_generator(config.llm, config.models_dir)
+        embedder = Embedder.from_config(config.embedder, config.models_dir)
         web = WebRetriever.from_config(config.web, config.models_dir, embedder=embedder)
         router = make_router(config.routing, generator=generator, embedder=embedder)
         kg = None

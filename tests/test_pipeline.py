@@ -1,4 +1,6 @@
 """The Figure-2 flow with stand-in components: KG first, web fallback, per-item degradation, deadlines."""
+import pytest
+
 from models.config import load_config
 from models.deadline import Deadline
 from models.llm.generator import GenerationRequest
@@ -240,3 +242,27 @@ def test_a_verifier_that_raises_costs_its_answers_not_the_batch():
 def test_the_trace_says_which_stages_the_deadline_skipped():
     answers = build().answer(queries("q1"), deadline=Deadline(0))
     assert answers[0].text == IDK and "skipped at the deadline: route, public data, kg, web" in answers[0].trace["why"]
+
+
+def test_the_llm_is_built_before_anything_that_may_initialise_cuda(monkeypatch):
+    """vLLM must start before a CUDA embedder exists (else it spawns workers, re-importing the main module)."""
+    import models.pipeline as pipeline_module
+
+    built = []
+
+    class Stop(Exception):
+        pass
+
+    def make_generator(config, models_dir):
+        built.append("llm")
+        raise Stop
+
+    def embedder_from_config(config, models_dir):
+        built.append("embedder")
+        raise Stop
+
+    monkeypatch.setattr(pipeline_module, "make_generator", make_generator)
+    monkeypatch.setattr(pipeline_module.Embedder, "from_config", staticmethod(embedder_from_config))
+    with pytest.raises(Stop):
+        Pipeline.from_config(load_config("g4dn"))
+    assert built == ["llm"]

@@ -9,7 +9,7 @@ clipped to 0.3; batch 1 x gradient accumulation 4; 2 epochs; max length 2048. Th
 assistant turn only (`training/encoding.py`).
 
 Design decisions:
-- 4-bit QLoRA (bitsandbytes nf4, double quantisation off, compute in bf16 where the GPU has it, else fp16
+- 4-bit QLoRA (bitsandbytes nf4, double quantisation off, compute in bf16 where the GPU has it natively (sm80+), else fp16
   with a loss scaler, gradient checkpointing) needs CUDA: `--qlora auto` uses it exactly when a CUDA device
   is visible, `on` without CUDA is an error, and bitsandbytes is imported only on that path. Without CUDA
   the base model trains in fp32 (a 135M model on a laptop; bf16 CPU autograd is slower, not faster).
@@ -89,10 +89,16 @@ def use_4bit(qlora: str) -> bool:
     return qlora == "on" or (qlora == "auto" and torch.cuda.is_available())
 
 
-def compute_dtype() -> torch.dtype:
-    if not torch.cuda.is_available():
+def compute_dtype(cuda=torch.cuda) -> torch.dtype:
+    """fp32 without CUDA; bf16 only where the GPU computes it natively, else fp16 (with a loss scaler).
+
+    `is_bf16_supported()` counts emulation by default and says True on a T4 (compute capability 7.5), where
+    bf16 would run emulated, slowly, and with the fp16 loss scaler switched off; `including_emulation=False`
+    asks for native support (compute capability 8.0+).
+    """
+    if not cuda.is_available():
         return torch.float32
-    return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    return torch.bfloat16 if cuda.is_bf16_supported(including_emulation=False) else torch.float16
 
 
 def load_base(folder: str | Path, quantize: bool):

@@ -16,6 +16,7 @@ class LLMConfig:
     max_loras: int = 4  # vllm: adapters resident at once
     max_lora_rank: int = 8  # vllm
     enforce_eager: bool = False  # vllm
+    gpu: str = ""  # vllm: the GPU kind (models/latency.py GPUS, e.g. t4): calls whose predicted time exceeds the deadline are cut
     temperature: float = 0.0  # 0 = greedy
     top_p: float = 1.0
     seed: int = 0

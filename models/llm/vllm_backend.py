@@ -15,8 +15,10 @@ Request building (what the tests check against a stand-in module with vLLM's cal
   current vLLM (`SamplingParams(structured_outputs=...)`), `GuidedDecodingParams` on the releases before
   0.12 (`SamplingParams(guided_decoding=...)`), whichever the installed vLLM has.
 
-Time: vLLM has no `max_time`; a batch that cannot start before the deadline returns "" for every
-request, and the profile's token limits keep one call inside the g4dn budget.
+Time: vLLM has no `max_time` and a started `LLM.generate` cannot be interrupted, so a call must not start
+unless it fits: with `llm.gpu` set (g4dn: t4), `models/latency.py` predicts the call's time from its prompt
+lengths and token caps (the model's config.json, tensor parallelism) and only the requests that fit in the
+deadline's remaining time run, in order; the rest return "" (the caller turns that into "i don't know").
 
 vllm is imported only when this backend is built; a missing package or a machine without CUDA is a
 `BackendUnavailableError` naming the fix.
@@ -56,6 +58,21 @@ def import_vllm() -> SimpleNamespace:
         GuidedDecodingParams=getattr(sampling_params, "GuidedDecodingParams", None))
 
 
+def _latency_model(config: LLMConfig, folder):
+    """`LLMLatency` for the configured GPU kind and the model's own config.json; None when `llm.gpu` is empty."""
+    if not config.gpu:
+        return None
+    import json
+    from pathlib import Path
+
+    from models.latency import GPUS, LLMLatency, TransformerShape
+
+    if config.gpu not in GPUS:
+        raise ValueError(f"llm.gpu {config.gpu!r} is not one of {sorted(GPUS)} (models/latency.py)")
+    shape = TransformerShape.from_hf_config(json.loads((Path(folder) / "config.json").read_text(encoding="utf-8")))
+    return LLMLatency(GPUS[config.gpu], config.tensor_parallel_size, shape)
+
+
 def _cuda_available() -> bool:
     import torch
 
@@ -85,6 +102,7 @@ class VLLMGenerator(ChatBackend):
         self.config = config
         self.adapters = AdapterRegistry(config.adapters, models_dir)
         folder = resolve_checkpoint(config.path, models_dir, config.cache_dir)
+        self.latency = _latency_model(config, folder)  # before the engine: a bad llm.gpu fails fast
         lora = {}
         if len(self.adapters):  # LoRA slots cost GPU memory: only reserve them when adapters exist
             lora = dict(enable_lora=True, max_loras=config.max_loras, max_lora_rank=config.max_lora_rank)
@@ -111,6 +129,7 @@ class VLLMGenerator(ChatBackend):
         fitted = self.chat.fit_requests(requests)
         runnable = [i for i, prompt in enumerate(fitted) if prompt is not None]
         prompts = [{"prompt_token_ids": self.chat.encode(fitted[i])} for i in runnable]
+        runnable, prompts = self._fitting(runnable, prompts, requests, deadline)
         if not runnable:
             return outputs
         chosen = [requests[i] for i in runnable]
@@ -120,6 +139,19 @@ class VLLMGenerator(ChatBackend):
         for i, result in zip(runnable, results):
             outputs[i] = result.outputs[0].text if result.outputs else ""
         return outputs
+
+    def _fitting(self, runnable: list[int], prompts: list[dict], requests, deadline: Deadline | None):
+        """The leading requests whose call is predicted to finish before the deadline (all without a model)."""
+        if self.latency is None or deadline is None or deadline.remaining() == float("inf"):
+            return runnable, prompts
+        lengths = [len(p["prompt_token_ids"]) for p in prompts]
+        caps = [max(1, requests[i].max_new_tokens) for i in runnable]
+        lora = any(requests[i].adapter is not None for i in runnable)
+        fits = self.latency.fitting_prefix(lengths, caps, deadline.remaining(), lora=lora)
+        if fits < len(runnable):
+            log.warning("predicted time of %d requests exceeds the %.1f s left: %d run, %d answered ''",
+                        len(runnable), deadline.remaining(), fits, len(runnable) - fits)
+        return runnable[:fits], prompts[:fits]
 
     # ------------------------------------------------------------------ request building
     def lora_request(self, adapter: str | None):

@@ -88,7 +88,8 @@ class _ByteTokenizer:
 
 
 def test_llguidance_accepts_the_grammar_and_the_pool():
-    llguidance = pytest.importorskip("llguidance")
+    import llguidance
+
     tokenizer = llguidance.LLTokenizer(llguidance.TokenizerWrapper(_ByteTokenizer()))
     for domain in DOMAINS:
         assert llguidance.LLMatcher.validate_grammar(llguidance.grammar_from("lark", GRAMMARS[domain])) == ""

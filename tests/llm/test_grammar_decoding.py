@@ -10,8 +10,8 @@ from dataclasses import replace
 import pytest
 import torch
 
-pytest.importorskip("llguidance")
-lark = pytest.importorskip("lark")
+import lark  # noqa: E402  (requirements-cpu.txt: a missing package is a broken install, not a skip)
+import llguidance  # noqa: E402, F401
 
 from models.config import load_config  # noqa: E402
 from models.kg.apis import compile_program  # noqa: E402

@@ -148,3 +148,41 @@ def test_no_cuda_or_no_vllm_is_a_clear_error(model_folder, tmp_path):
             import_vllm()
         with pytest.raises(BackendUnavailableError):
             make_generator(config, str(tmp_path))  # the factory reaches the same clear error
+
+
+class _Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_requests_whose_predicted_time_overruns_the_deadline_do_not_start(build, model_folder):
+    """vLLM calls are uninterruptible: only the leading requests predicted to fit run; the rest return ''."""
+    import json
+
+    from models.latency import TransformerShape
+
+    generator = build(gpu="t4", tensor_parallel_size=4)
+    shape = TransformerShape.from_hf_config(json.loads((model_folder / "config.json").read_text()))
+    assert generator.latency.shape == shape and generator.latency.tp == 4
+    requests = [GenerationRequest(USER, max_new_tokens=200) for _ in range(8)]
+    length = len(generator.chat.encode(generator.chat.fit_requests(requests[:1])[0]))
+    three = generator.latency.call_seconds([length] * 3, [200] * 3)  # each request added costs time
+    clock = _Clock()
+    outputs = generator.generate(requests, deadline=Deadline(three, clock=clock))
+    assert outputs[:3] == ["answer 0", "answer 1", "answer 2"] and outputs[3:] == [""] * 5
+    assert len(generator.llm.calls[-1].prompts) == 3
+    one = generator.latency.call_seconds([length], [200])
+    calls = len(generator.llm.calls)
+    assert generator.generate(requests, deadline=Deadline(one * 0.9, clock=clock)) == [""] * 8
+    assert len(generator.llm.calls) == calls  # nothing fits: no call at all
+    generator.generate(requests, deadline=Deadline(1e6, clock=clock))
+    assert len(generator.llm.calls[-1].prompts) == 8
+    assert build().latency is None  # no llm.gpu: no prediction, no cut
+
+
+def test_an_unknown_gpu_kind_fails_at_start_up(build):
+    with pytest.raises(ValueError, match="llm.gpu"):
+        build(gpu="v100")

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from mock_api.search import FastBM25Index, NameSearch, OkapiIndex, normalize
 
-rank_bm25 = pytest.importorskip("rank_bm25")
+import rank_bm25  # noqa: E402  (requirements-cpu.txt)
 
 
 @pytest.mark.parametrize("raw, expected", [

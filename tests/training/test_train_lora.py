@@ -6,8 +6,9 @@ from dataclasses import replace
 import pytest
 import torch
 
+from tests.packaged import missing_packaged_model
 from training.encoding import IGNORE_INDEX, collate, encode_all, encode_example
-from training.train_lora import TrainConfig, main, total_steps, train, use_4bit
+from training.train_lora import TrainConfig, compute_dtype, main, total_steps, train, use_4bit
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +24,7 @@ def cpu_model():
     try:
         folder = resolve_checkpoint(config.llm.path, config.models_dir, config.llm.cache_dir)
     except ModelNotFoundError as exc:
-        pytest.skip(f"CPU model not installed: {exc}")
+        missing_packaged_model(f"CPU model not installed: {exc}")
     return folder, AutoTokenizer.from_pretrained(folder)
 
 
@@ -117,3 +118,21 @@ def test_training_refuses_data_that_cannot_fit(cpu_model, tmp_path):
     folder, _ = cpu_model
     with pytest.raises(ValueError, match="none of the 1 examples fits"):
         train([chat("x", "long label " * 100)], folder, tmp_path / "a", TrainConfig(max_length=64, max_steps=1))
+
+
+class _FakeCuda:
+    """torch.cuda as a GPU of the given compute capability reports it: emulated bf16 counts unless asked not to."""
+
+    def __init__(self, major: int):
+        self.major = major
+
+    def is_available(self):
+        return True
+
+    def is_bf16_supported(self, including_emulation: bool = True):
+        return self.major >= 8 or including_emulation
+
+
+def test_t4_trains_in_fp16_not_emulated_bf16():
+    assert compute_dtype(_FakeCuda(major=7)) == torch.float16   # T4 (sm75): bf16 only by emulation
+    assert compute_dtype(_FakeCuda(major=8)) == torch.bfloat16  # A100 and later: native bf16

