@@ -36,11 +36,11 @@ from pathlib import Path
 
 from models.config import REPO_ROOT, ConfigError, load_config, save_config
 from models.crag_model import CragModel
-from models.data import DEFAULT_DATA_PATH, LoadStats, count_examples, data_files, load_examples
-from models.eval.judge import make_judge
-from models.eval.report import summarize, write_report
-from models.eval.normalized_judge import NormalizedJudge
-from models.eval.runner import PREDICTIONS_FILE, VERDICTS_FILE, PredictionLog, run_predictions, \
+from evaluation.data import DEFAULT_DATA_PATH, LoadStats, count_examples, data_files, load_examples
+from evaluation.judge import make_judge
+from evaluation.report import summarize, write_report
+from evaluation.normalized_judge import NormalizedJudge
+from evaluation.runner import PREDICTIONS_FILE, VERDICTS_FILE, PredictionLog, run_predictions, \
     score_official_and_normalized, write_verdicts
 from models.llm.errors import LLMError
 from models.llm.prompts import PromptError
@@ -216,7 +216,7 @@ def evaluate(args, config, model, judge, trim, out_dir: Path) -> int:
 
 def explain(args: argparse.Namespace) -> int:
     """Prints one question's trace from the output dir (the run's predictions.jsonl and verdicts.jsonl)."""
-    from models.eval.explain import format_trace
+    from evaluation.explain import format_trace
 
     out_dir = Path(args.output_dir) if args.output_dir else \
         REPO_ROOT / "outputs" / f"{load_config(args.profile, config_overrides(args)).name}-task{args.task}"

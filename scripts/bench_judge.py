@@ -18,10 +18,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from models.eval.judge import RulesJudge  # noqa: E402
-from models.eval.judge_agreement import (LABELS, LABELS_PATH, MAX_UNDECIDED, MIN_AGREEMENT, UNJUDGED,  # noqa: E402
+from evaluation.judge import RulesJudge  # noqa: E402
+from evaluation.judge_agreement import (LABELS, LABELS_PATH, MAX_UNDECIDED, MIN_AGREEMENT, UNJUDGED,  # noqa: E402
                                          Agreement, load_labels, measure)
-from models.eval.normalized_judge import NormalizedJudge  # noqa: E402
+from evaluation.normalized_judge import NormalizedJudge  # noqa: E402
 
 JUDGES = {"normalized": NormalizedJudge, "rules": RulesJudge}
 

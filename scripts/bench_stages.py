@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from models.attributes import AttributePredictor, binary_label  # noqa: E402
 from models.calculator.tool import NumericalCalculator  # noqa: E402
 from models.config import load_config  # noqa: E402
-from models.data import load_examples  # noqa: E402
+from evaluation.data import load_examples  # noqa: E402
 from models.reasoning import KnowledgeExtractor, Reasoner, References  # noqa: E402
 from models.reasoning.output import ReasoningFormatError, parse_reasoning  # noqa: E402
 from models.reasoning.summarizer import BackupSummarizer  # noqa: E402

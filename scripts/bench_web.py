@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from models.config import load_config  # noqa: E402
-from models.data import load_examples  # noqa: E402
+from evaluation.data import load_examples  # noqa: E402
 from models.embedder import Embedder  # noqa: E402
 from models.types import Chunk, Query, SearchResult  # noqa: E402
 from models.web import WebRetriever, format_context  # noqa: E402

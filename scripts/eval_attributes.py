@@ -27,7 +27,7 @@ import numpy as np  # noqa: E402
 
 from models.attributes import AttributeConfig, LLMAttributePredictor, binary_label, load_attribute_labels  # noqa: E402
 from models.config import load_config  # noqa: E402
-from models.data import load_examples  # noqa: E402
+from evaluation.data import load_examples  # noqa: E402
 from models.routing.classifier import DomainClassifier, compare_estimators  # noqa: E402
 
 

@@ -176,7 +176,7 @@ def kg_calls(batch: list[dict]) -> int:
 
 
 def project(run: Path, tokenizer, llm: LLMLatency) -> dict:
-    from models.data import load_examples
+    from evaluation.data import load_examples
 
     manifest, rows = read_run(run)
     config = load_config("g4dn", {"pipeline.task": manifest["task"]})

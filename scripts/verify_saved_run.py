@@ -19,8 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from models.config import load_config  # noqa: E402
 from models.crag_model import CragModel  # noqa: E402
-from models.data import DEFAULT_DATA_PATH, load_examples  # noqa: E402
-from models.eval.runner import PREDICTIONS_FILE, PredictionLog  # noqa: E402
+from evaluation.data import DEFAULT_DATA_PATH, load_examples  # noqa: E402
+from evaluation.runner import PREDICTIONS_FILE, PredictionLog  # noqa: E402
 from models.verify import Candidate, SupportVerifier  # noqa: E402
 from models.embedder import Embedder  # noqa: E402
 from models.web import WebRetriever  # noqa: E402

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import local_evaluation
-from models.eval.metrics import METRIC_KEYS
+from evaluation.metrics import METRIC_KEYS
 from models.paths import resolve_repo_path, ModelNotFoundError
 from models.types import Answer
 

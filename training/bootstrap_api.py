@@ -90,7 +90,7 @@ def _as_api_example(example: dict, reply: str, model_name: str) -> APIExample:
 
 def main(argv: Sequence[str] | None = None) -> dict:
     from models.config import load_config
-    from models.data import load_examples
+    from evaluation.data import load_examples
     from models.embedder import Embedder
     from models.kg.pathway import KGPathway
     from training.build_sft_data import select_split
@@ -98,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", required=True, help="CRAG file (any format models.data reads)")
+    parser.add_argument("--data", required=True, help="CRAG file (any format evaluation.data reads)")
     parser.add_argument("--out", required=True, help="API-data .jsonl (appended; resumable)")
     parser.add_argument("--url", required=True, help="OpenAI-compatible base URL, e.g. http://localhost:8001/v1")
     parser.add_argument("--model", required=True, help="the endpoint's model name")

@@ -154,7 +154,7 @@ def make_builder(args: argparse.Namespace, config) -> LabelBuilder:
 
 def main(argv: Sequence[str] | None = None) -> dict:
     from models.config import load_config
-    from models.data import load_examples
+    from evaluation.data import load_examples
 
     args = _parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")

@@ -7,10 +7,10 @@ Each check takes `CheckItem`s in a batch and returns one verdict per item: True,
 verdict could be had (the caller records the example as unjudged and skips it; a guess would be a silent
 wrong label). Two kinds of each:
 - `rules`: no LLM. The answer check applies the CRAG V3 rules first (exact match, "invalid" on one side,
-  "i don't know"; `models.eval.metrics`), then counts a prediction as right when a normalised gold answer
+  "i don't know"; `evaluation.metrics`), then counts a prediction as right when a normalised gold answer
   appears in it as whole words. The context check looks for a normalised gold answer in the context. Both
   err towards "no", and "no" leads to the safe label (`i don't know`), never to a wrong answer label.
-  (`models.eval`'s RulesJudge leaves every non-exact pair unjudged, which here would skip almost everything.)
+  (`evaluation`'s RulesJudge leaves every non-exact pair unjudged, which here would skip almost everything.)
 - `llm`: the paper's prompts through any generator: the local model (`make_generator`) or an
   OpenAI-compatible endpoint (`training.endpoint.ChatEndpoint`, GPT-class or a vLLM server). The V3 rules
   still decide the cases they can, so the LLM is only asked about genuinely open pairs. An unparseable
@@ -25,8 +25,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Protocol, Sequence, TypeVar
 
-from models.eval.judge import RulesJudge
-from models.eval.metrics import CORRECT, ScoreItem, score_predictions
+from evaluation.judge import RulesJudge
+from evaluation.metrics import CORRECT, ScoreItem, score_predictions
 from models.llm.generator import GenerationRequest
 from models.llm.prompts import PromptLibrary
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol, Sequence
 
-from models.eval.metrics import ground_truths
+from evaluation.metrics import ground_truths
 from models.llm.generator import GenerationRequest, Generator
 from models.llm.postprocess import clean_answer
 from models.llm.prompts import PromptTemplate
@@ -79,7 +79,7 @@ def decide_label(example: dict, has_context: bool, answer_correct: bool | None =
     """The label rules (module docstring) for one example, given what the checks said.
 
     Args:
-        example: a normalised CRAG example (`models.data.load_examples`).
+        example: a normalised CRAG example (`evaluation.data.load_examples`).
         has_context: the prompt has a non-empty context.
         answer_correct: the answer check's verdict on the p_basic prediction (None: none was had).
         gold_in_context: the context check's verdict (only consulted when the answer was wrong).

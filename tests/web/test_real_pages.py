@@ -3,7 +3,7 @@
 import pytest
 
 from models.config import load_config
-from models.data import load_examples
+from evaluation.data import load_examples
 from models.types import Query, SearchResult
 from models.web import WebRetriever, format_context
 from models.paths import resolve_repo_path

@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from models.eval.judge import Judge, JudgeItem, Judgement
+from evaluation.judge import Judge, JudgeItem, Judgement
 
 IDK_MARKER = "i don't know"
 INVALID_MARKER = "invalid"

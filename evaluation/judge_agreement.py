@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Sequence
 
 from models.paths import REPO_ROOT
-from models.eval.judge import Judge
-from models.eval.metrics import CORRECT, ScoreItem, Verdict, score_predictions
+from evaluation.judge import Judge
+from evaluation.metrics import CORRECT, ScoreItem, Verdict, score_predictions
 
 LABELS_PATH = REPO_ROOT / "data" / "judge" / "labels.jsonl"
 LABELS = ("correct", "incorrect")

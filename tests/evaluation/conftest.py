@@ -1,7 +1,7 @@
 """Stand-ins shared by the evaluation tests."""
 import pytest
 
-from models.eval.judge import Judgement
+from evaluation.judge import Judgement
 
 
 class ScriptedJudge:

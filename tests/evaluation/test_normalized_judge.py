@@ -1,8 +1,8 @@
 """The normalized judge as a `Judge`: its own verdicts, the LLM fallback for the rest, failures kept per item."""
-from models.eval.answer_match import match_answer
-from models.eval.judge import CachingJudge, JudgeItem, Judgement
-from models.eval.metrics import ScoreItem, score_predictions
-from models.eval.normalized_judge import NormalizedJudge
+from evaluation.answer_match import match_answer
+from evaluation.judge import CachingJudge, JudgeItem, Judgement
+from evaluation.metrics import ScoreItem, score_predictions
+from evaluation.normalized_judge import NormalizedJudge
 
 RIGHT = JudgeItem("what is the capital of australia?", "canberra", "The capital of Australia is Canberra.")
 WRONG = JudgeItem("what is the capital of australia?", "canberra", "Sydney")

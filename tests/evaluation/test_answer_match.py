@@ -1,7 +1,7 @@
 """The normalized judge's decisions, one rule at a time: correct (1), incorrect (0) or undecided (None)."""
 import pytest
 
-from models.eval.answer_match import match_answer
+from evaluation.answer_match import match_answer
 
 INCEPTION = "when was the movie inception released?"
 ARSENAL = "what was the score of arsenal's match against liverpool on 2024-02-04?"

@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from models.data import batched, grader_view
-from models.eval.judge import CachingJudge, Judge, RulesJudge
-from models.eval.metrics import ScoreItem, Verdict, score_predictions
-from models.eval.normalized_judge import NormalizedJudge
-from models.eval.report import BUDGET_S
+from evaluation.data import batched, grader_view
+from evaluation.judge import CachingJudge, Judge, RulesJudge
+from evaluation.metrics import ScoreItem, Verdict, score_predictions
+from evaluation.normalized_judge import NormalizedJudge
+from evaluation.report import BUDGET_S
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ def run_predictions(model, examples: Iterable[dict], predictions: PredictionLog,
 
     Args:
         model: anything with the grader's `batch_generate_answer(batch) -> list[str]`.
-        examples: normalised examples (`models.data.load_examples`).
+        examples: normalised examples (`evaluation.data.load_examples`).
         predictions: the run's prediction file (resumed if it exists).
         batch_size: questions per `batch_generate_answer` call.
         on_batch: called with each batch's new records (progress display).
@@ -169,7 +169,7 @@ def _aligned(values, n: int) -> list:
 
 
 def score_records(records: Sequence[dict], judge, trim) -> list[Verdict]:
-    """V3 verdicts for saved prediction records (see `models.eval.metrics`)."""
+    """V3 verdicts for saved prediction records (see `evaluation.metrics`)."""
     items = [ScoreItem(r.get("query", ""), r.get("prediction", ""), r.get("gold", ""), tuple(r.get("alt_ans") or ()))
              for r in records]
     return score_predictions(items, judge, trim)

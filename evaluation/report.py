@@ -1,6 +1,6 @@
 """What an evaluation run reports: `summary.json`, `report.md` and a chart, from predictions and verdicts.
 
-A prediction record is one line of `predictions.jsonl` (see `models.eval.runner`): gold fields, the model's
+A prediction record is one line of `predictions.jsonl` (see `evaluation.runner`): gold fields, the model's
 source and predicted domain, and the per-question latency. The summary holds
 - the official metrics dict, and the same metrics by domain, question_type, static_or_dynamic and popularity
   (popularity only when the data has it, i.e. v5);
@@ -22,7 +22,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Sequence
 
-from models.eval.metrics import Verdict, compute_metrics, count_unjudged
+from evaluation.metrics import Verdict, compute_metrics, count_unjudged
 
 BUDGET_S = 30.0  # the grader's per-question limit
 BREAKDOWNS = ("domain", "question_type", "static_or_dynamic", "popularity")

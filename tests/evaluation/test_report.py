@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from models.eval.metrics import Verdict
-from models.eval.report import latency_stats, summarize, write_report
+from evaluation.metrics import Verdict
+from evaluation.report import latency_stats, summarize, write_report
 
 
 def verdict(outcome, decided_by="exact"):

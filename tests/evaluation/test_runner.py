@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from models.eval.judge import RulesJudge
-from models.eval.runner import PredictionLog, run_predictions, score_records, write_verdicts
+from evaluation.judge import RulesJudge
+from evaluation.runner import PredictionLog, run_predictions, score_records, write_verdicts
 from models.types import Answer
 
 

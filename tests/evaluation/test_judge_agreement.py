@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from models.eval.judge import RulesJudge
-from models.eval.judge_agreement import LABELS_PATH, MAX_UNDECIDED, MIN_AGREEMENT, load_labels, measure
-from models.eval.normalized_judge import NormalizedJudge
+from evaluation.judge import RulesJudge
+from evaluation.judge_agreement import LABELS_PATH, MAX_UNDECIDED, MIN_AGREEMENT, load_labels, measure
+from evaluation.normalized_judge import NormalizedJudge
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """Text, number and date normalisation of the normalized judge, rule by rule, with exact expectations."""
 import pytest
 
-from models.eval.normalize import (Date, contains_phrase, find_dates, find_numbers, normalize_text, parse_date,
+from evaluation.normalize import (Date, contains_phrase, find_dates, find_numbers, normalize_text, parse_date,
                                    parse_number, same_number, split_list)
 
 

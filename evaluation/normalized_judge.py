@@ -1,6 +1,6 @@
 """The `normalized` judge: deterministic answer matching first, an optional LLM judge for what it leaves open.
 
-Each item goes to `match_answer` (numbers, dates, yes/no, lists, names; see `models.eval.answer_match`).
+Each item goes to `match_answer` (numbers, dates, yes/no, lists, names; see `evaluation.answer_match`).
 A confident verdict is final and recorded as decided by `normalized`. The undecided items go, in one batch,
 to the fallback judge (`LocalJudge` or `OpenAIJudge`) when one is configured; without one, or when the
 fallback fails, they stay unjudged (scored as hallucinations, as a failed judge call is in the official
@@ -11,8 +11,8 @@ from __future__ import annotations
 import logging
 from typing import Sequence
 
-from models.eval.answer_match import match_answer
-from models.eval.judge import Judge, JudgeItem, Judgement
+from evaluation.answer_match import match_answer
+from evaluation.judge import Judge, JudgeItem, Judgement
 
 log = logging.getLogger(__name__)
 

@@ -1,8 +1,8 @@
 """The V3 scoring rules, case by case."""
 import pytest
 
-from models.eval.judge import RulesJudge
-from models.eval.metrics import METRIC_KEYS, ScoreItem, compute_metrics, count_unjudged, ground_truths, \
+from evaluation.judge import RulesJudge
+from evaluation.metrics import METRIC_KEYS, ScoreItem, compute_metrics, count_unjudged, ground_truths, \
     score_predictions
 from models.trim import RuleTrimmer
 

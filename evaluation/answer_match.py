@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from models.eval.normalize import (Date, Number, clean, contains_phrase, find_dates, find_numbers, normalize_text,
+from evaluation.normalize import (Date, Number, clean, contains_phrase, find_dates, find_numbers, normalize_text,
                                    numbers_text, parse_date, remove_dates, same_number, split_list, words)
 
 STOPWORDS = frozenset(

@@ -1,0 +1,16 @@
+"""Local evaluation, never imported at inference: CRAG data files (`data`), the V3 scoring rules, judges,
+the resumable prediction run and the report."""
+from evaluation.judge import CachingJudge, Judgement, JudgeItem, LocalJudge, OpenAIJudge, RulesJudge, make_judge, \
+    parse_judge_response
+from evaluation.metrics import ScoreItem, Verdict, compute_metrics, count_unjudged, score_predictions
+from evaluation.normalized_judge import NormalizedJudge
+from evaluation.report import summarize, write_report
+from evaluation.runner import PredictionLog, Scorings, run_predictions, score_official_and_normalized, score_records, \
+    write_verdicts
+
+__all__ = [
+    "CachingJudge", "JudgeItem", "Judgement", "LocalJudge", "NormalizedJudge", "OpenAIJudge", "PredictionLog",
+    "RulesJudge", "ScoreItem", "Scorings", "Verdict", "compute_metrics", "count_unjudged", "make_judge",
+    "parse_judge_response", "run_predictions", "score_official_and_normalized", "score_predictions",
+    "score_records", "summarize", "write_report", "write_verdicts",
+]
