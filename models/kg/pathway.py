@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import re
+from contextlib import nullcontext
 
 from models.deadline import Deadline
 from models.kg.apis import EntityMatcher, compile_program, signatures
@@ -107,8 +108,11 @@ class KGPathway:
             program = compile_program(text, domain)
             if not program.statements:
                 return []
-            result = execute(program, self.client, now=query.time, limits=self.limits, matcher=self.matcher,
-                             deadline=deadline)
+            # the HTTP client's calls end by the stage deadline too, not only start before it
+            bounded = getattr(self.client, "bounded_by", None)
+            with bounded(deadline) if bounded is not None else nullcontext():
+                result = execute(program, self.client, now=query.time, limits=self.limits, matcher=self.matcher,
+                                 deadline=deadline)
         except KGError as exc:
             log.info("no KG evidence for %s: %s", query.interaction_id, exc)
             return []

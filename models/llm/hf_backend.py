@@ -34,6 +34,7 @@ from transformers import (AutoModelForCausalLM, AutoTokenizer, LogitsProcessorLi
                           StoppingCriteriaList)
 
 from models.deadline import Deadline
+from models.isolation import per_item
 from models.llm.adapters import AdapterRegistry
 from models.llm.chat import ChatBackend, ChatFormatter
 from models.llm.checkpoint import resolve_checkpoint
@@ -104,11 +105,10 @@ class HFGenerator(ChatBackend):
             if deadline.expired():
                 log.warning("deadline reached: %d requests not generated", sum(map(len, batches[done:])))
                 break
-            try:
-                texts = self._generate_batch([requests[i] for i in indices], [prompts[i] for i in indices], deadline)
-            except Exception:  # one failing group (a broken constraint, memory) must not cost the others
-                log.exception("generation failed for %d requests (adapter %r)", len(indices), requests[indices[0]].adapter)
-                continue
+            # one failing request (a broken constraint, memory) costs only itself: its group is retried alone
+            texts = per_item(lambda group: self._generate_batch([requests[i] for i in group],
+                                                                [prompts[i] for i in group], deadline),
+                             indices, lambda _: "", f"generation (adapter {requests[indices[0]].adapter!r})")
             for i, text in zip(indices, texts):
                 outputs[i] = text
         return outputs
