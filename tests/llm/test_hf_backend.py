@@ -174,3 +174,17 @@ def test_start_up_errors_are_clear(model_folder, tmp_path):
     if not torch.cuda.is_available():
         with pytest.raises(BackendUnavailableError, match="llm.device: cpu"):
             HFGenerator(LLMConfig(path=str(model_folder), device="cuda"), str(tmp_path))
+
+
+def test_a_request_that_fails_inside_a_group_costs_only_itself(hf_generator, monkeypatch):
+    real_generate = hf_generator.model.generate
+
+    def fails_on_france(**kwargs):  # the group fails as a whole, and France fails alone too
+        rows = [hf_generator.tokenizer.decode(ids) for ids in kwargs["input_ids"]]
+        if any("France" in row for row in rows):
+            raise RuntimeError("cannot encode this prompt")
+        return real_generate(**kwargs)
+
+    monkeypatch.setattr(hf_generator.model, "generate", fails_on_france)
+    australia, france = hf_generator.generate([_request(AUSTRALIA), _request(FRANCE)])
+    assert "Canberra" in australia and france == ""
