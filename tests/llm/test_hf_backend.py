@@ -135,6 +135,7 @@ def test_max_time_stops_a_long_generation_and_drops_the_half_answer(hf_generator
         return output
 
     monkeypatch.setattr(hf_generator.model, "generate", measured_generate)
+    monkeypatch.setattr(hf_generator, "prefill_tokens_per_s", None)  # no prefill estimate: the row starts
     started = time.monotonic()
     assert hf_generator.generate([_request(story, max_new_tokens=400)], deadline=Deadline(0.5)) == [""]
     assert time.monotonic() - started < 10  # 400 tokens would take far longer on 2 shared cores
@@ -188,3 +189,9 @@ def test_a_request_that_fails_inside_a_group_costs_only_itself(hf_generator, mon
     monkeypatch.setattr(hf_generator.model, "generate", fails_on_france)
     australia, france = hf_generator.generate([_request(AUSTRALIA), _request(FRANCE)])
     assert "Canberra" in australia and france == ""
+
+
+def test_a_row_whose_prefill_cannot_end_in_time_is_not_started(hf_generator, monkeypatch):
+    monkeypatch.setattr(hf_generator.model, "generate", pytest.fail)
+    monkeypatch.setattr(hf_generator, "prefill_tokens_per_s", 10.0)  # as slow as 2 overloaded cores get
+    assert hf_generator.generate([_request(AUSTRALIA)], deadline=Deadline(0.5)) == [""]

@@ -187,3 +187,17 @@ def test_a_reranker_failing_on_one_query_costs_only_its_order(cpu_embedder):
     hostile = web.retrieve(queries)
     assert [[c.text for c in r] for r in (hostile[0], hostile[2])] == [[c.text for c in r] for r in (clean[0], clean[2])]
     assert len(hostile[1]) == 2  # recall order, cut to rerank_k
+
+
+def test_generation_starts_only_the_rows_whose_prefill_fits_the_time_left():
+    from types import SimpleNamespace
+
+    from models.llm.hf_backend import HFGenerator
+
+    fits = HFGenerator._rows_that_fit
+    backend = SimpleNamespace(prefill_tokens_per_s=100.0)  # tokens per second, as measured
+    lengths = [100, 200, 300, 1000]  # a group sorted shortest first; padded cost = rows x longest
+    assert fits(backend, lengths, Deadline(10.0)) == 3  # 3 x 300 = 900 tokens = 9 s; 4 x 1000 = 40 s
+    assert fits(backend, lengths, Deadline(0.5)) == 0
+    assert fits(backend, lengths, Deadline(None)) == 4
+    assert fits(SimpleNamespace(prefill_tokens_per_s=None), lengths, Deadline(0.5)) == 4  # not measured yet
