@@ -103,6 +103,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\nbatch {start // size + 1}: {seconds:.1f} s of {budget:.0f} s budget "
                   f"({'OVER' if seconds > budget else 'ok'}); task {model.pipeline._task}; stages: "
                   + ", ".join(f"{k} {v:.1f} s" for k, v in stages.items()))
+            web_stats = model.pipeline.web.last_stats
+            if "web retrieval" in stages:
+                print(f"  web retrieval: extract {web_stats.extract_ms / 1000:.1f} s, chunk {web_stats.chunk_ms / 1000:.1f} s, "
+                      f"embed {web_stats.embed_ms / 1000:.1f} s ({web_stats.embedded} children), "
+                      f"rerank {web_stats.rerank_ms / 1000:.1f} s")
             for example, answer, detail in zip(chunk, answers, model.last_answers):
                 ran = example["interaction_id"] in retrieved
                 web_ran += ran

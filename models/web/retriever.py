@@ -11,7 +11,8 @@ Failure policy: a page that cannot be parsed is skipped (its snippet stays); a q
 cannot be built gets []; when a batched step fails, every query is retried alone (`per_item`), so only
 the query that fails alone loses its web context (logged), never an exception and never its neighbours.
 
-Time: `retrieve` gets the web stage's deadline and every loop checks it. A page not reached in time is
+Time: `retrieve` gets the web stage's deadline and every loop checks it. Task-3 snippets are ranked query
+by query, and a query not reached in time is ranked by BM25. A page not reached in time is
 skipped with a log line (its snippet stays); embedding runs in slices of the embedder's batch size and
 stops at the deadline (children left unembedded score 0); past the deadline the reranker is skipped
 (the recall order stands). So retrieval ends at its deadline give or take one page or one slice.
@@ -130,10 +131,18 @@ class WebRetriever:
         pages = [unique_pages(q.search_results) for q in queries]
         ranked = [i for i, p in enumerate(pages) if task == 3 and len(p) > top]
         scores: dict[int, list[float]] = {}
-        if ranked and self.cfg.task3_preselect == "reranker" and not deadline.expired():
+        if ranked and self.cfg.task3_preselect == "reranker":
             items = [(queries[i].text, [snippet_document(p) for p in pages[i]]) for i in ranked]
-            # a query whose snippets the reranker fails on falls back to BM25 (None)
-            scores = dict(zip(ranked, per_item(self.reranker.score_many, items, lambda _: None, "snippet ranking")))
+            # a bounded stage ranks query by query while its deadline allows; the rest (and a query whose
+            # snippets the reranker fails on) fall back to BM25 (None)
+            groups = [list(range(len(items)))] if deadline.remaining() == float("inf") else [[k] for k in range(len(items))]
+            for group in groups:
+                if deadline.expired():
+                    log.warning("web deadline reached: %d queries' snippets ranked by BM25", len(items) - len(scores))
+                    break
+                ranked_scores = per_item(self.reranker.score_many, [items[k] for k in group], lambda _: None,
+                                         "snippet ranking")
+                scores.update((ranked[k], score) for k, score in zip(group, ranked_scores))
         # Tasks 1/2 (db3): the first pages in the search engine's order, i.e. scores falling with the rank.
         search_order = [[-rank for rank in range(len(p))] for p in pages]
         return [select_pages(q, top, scores.get(i) if i in ranked else search_order[i])  # None: BM25
