@@ -105,7 +105,8 @@ def main(argv: list[str] | None = None) -> int:
                   + ", ".join(f"{k} {v:.1f} s" for k, v in stages.items()))
             web_stats = model.pipeline.web.last_stats
             if "web retrieval" in stages:
-                print(f"  web retrieval: extract {web_stats.extract_ms / 1000:.1f} s, chunk {web_stats.chunk_ms / 1000:.1f} s, "
+                print(f"  web retrieval: extract {web_stats.extract_ms / 1000:.1f} s, "
+                      f"chunk {web_stats.chunk_ms / 1000:.1f} s, "
                       f"embed {web_stats.embed_ms / 1000:.1f} s ({web_stats.embedded} children), "
                       f"rerank {web_stats.rerank_ms / 1000:.1f} s")
             for example, answer, detail in zip(chunk, answers, model.last_answers):

@@ -19,8 +19,8 @@ is only checked between decoding steps, and the first step, the prefill of every
 cut: on 2 loaded cores four 1,000-token KG prompts took 90 s. So the backend measures its prefill speed
 (prompt tokens per second, from the time to the first step of each call, averaged) and starts only the
 shortest rows of a group whose predicted prefill fits the time left; the others return "". A request
-whose `generate` raises is retried alone and returns "" if it fails again; the others keep theirs. Prompts that do not fit the window even with their context cut return ""
-(see `chat.py`). Threads follow torch's defaults (`OMP_NUM_THREADS`), never set here.
+whose `generate` raises is retried alone and returns "" if it fails again; the others keep theirs.
+Prompts that do not fit the window even with their context cut return "" (see `chat.py`). Threads follow torch's defaults (`OMP_NUM_THREADS`), never set here.
 
 Decoding constraints are logits processors, so constrained and free rows share a batch: a constraint with a
 Lark grammar gets exact llguidance masks (`grammar_decoding.py`), any other the prefix search

@@ -135,7 +135,8 @@ class WebRetriever:
             items = [(queries[i].text, [snippet_document(p) for p in pages[i]]) for i in ranked]
             # a bounded stage ranks query by query while its deadline allows; the rest (and a query whose
             # snippets the reranker fails on) fall back to BM25 (None)
-            groups = [list(range(len(items)))] if deadline.remaining() == float("inf") else [[k] for k in range(len(items))]
+            bounded = deadline.remaining() != float("inf")
+            groups = [[k] for k in range(len(items))] if bounded else [list(range(len(items)))]
             for group in groups:
                 if deadline.expired():
                     log.warning("web deadline reached: %d queries' snippets ranked by BM25", len(items) - len(scores))

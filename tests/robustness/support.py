@@ -105,7 +105,8 @@ def page(country: str, capital: str, i: int = 0, html: str | None = None, name: 
          snippet: str | None = None) -> dict:
     return {"page_name": name if name is not None else f"{country.title()} - page {i}",
             "page_url": f"https://example.org/{country}/{i}",
-            "page_snippet": snippet if snippet is not None else f"The capital of {country.title()} is {capital.title()}.",
+            "page_snippet": (snippet if snippet is not None
+                             else f"The capital of {country.title()} is {capital.title()}."),
             "page_result": html if html is not None else page_html(country, capital, extra=f"<p>Page {i}.</p>"),
             "page_last_modified": ""}
 

@@ -185,7 +185,8 @@ def test_a_reranker_failing_on_one_query_costs_only_its_order(cpu_embedder):
     clean = web.retrieve(queries)
     web.reranker.score_many = picky
     hostile = web.retrieve(queries)
-    assert [[c.text for c in r] for r in (hostile[0], hostile[2])] == [[c.text for c in r] for r in (clean[0], clean[2])]
+    texts = [[c.text for c in r] for r in (hostile[0], hostile[2])]
+    assert texts == [[c.text for c in r] for r in (clean[0], clean[2])]
     assert len(hostile[1]) == 2  # recall order, cut to rerank_k
 
 
