@@ -9,12 +9,17 @@ Flow: load the profile (with --task/--batch-size/--tokenizer as overrides) and s
 start the bundled mock KG API for Tasks 2/3 unless $CRAG_MOCK_API_URL is set; build `CragModel(config)`;
 ask it every question in the grader's batch shape (only its four keys), saving each prediction with its
 latency as soon as its batch returns (a rerun resumes); score everything with the V3 rules and the chosen
-judge; print the official metrics dict as one JSON line on stdout; write verdicts.jsonl, summary.json,
+judges; print the chosen judge's metrics dict as one JSON line on stdout; write verdicts.jsonl, summary.json,
 report.md and a chart into the output directory. A progress bar shows the latest per-question latency.
 
-The default judge is `rules` (no LLM): predictions that are neither exact nor decided by a rule are reported
-as unjudged and scored as hallucinations, like a failed judge call in the official scorer (summary and
-report say how many). Exit codes: 0 done, 1 the run stopped (rerun to resume; 130 on Ctrl-C), 2 setup error
+Judges (`--judge`): `normalized` (default) decides numbers, dates, yes/no, lists and names without an LLM
+and hands what it cannot decide to `--judge-fallback` (`local`, `openai`, or `none`: then unjudged);
+`rules` is the exact and invalid rules alone; `local` and `openai` are the V3 LLM judge. Every run also
+reports the official V3 numbers (the rules plus the LLM judge, rules only when there is none) beside the
+chosen judge's, and who decided each answer. Unjudged predictions are scored as hallucinations, like a
+failed judge call in the official scorer (summary and report say how many).
+
+Exit codes: 0 done, 1 the run stopped (rerun to resume; 130 on Ctrl-C), 2 setup error
 (bad profile, missing data, weights or tokenizer), with a one-line message instead of a traceback.
 """
 from __future__ import annotations
@@ -33,8 +38,9 @@ from models.crag_model import CragModel
 from models.data import DEFAULT_DATA_PATH, LoadStats, data_files, load_examples
 from models.eval.judge import make_judge
 from models.eval.report import summarize, write_report
-from models.eval.runner import PREDICTIONS_FILE, VERDICTS_FILE, PredictionLog, run_predictions, score_records, \
-    write_verdicts
+from models.eval.normalized_judge import NormalizedJudge
+from models.eval.runner import PREDICTIONS_FILE, VERDICTS_FILE, PredictionLog, run_predictions, \
+    score_official_and_normalized, write_verdicts
 from models.llm.errors import LLMError
 from models.llm.prompts import PromptError
 from models.paths import ModelNotFoundError
@@ -66,7 +72,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--limit", type=int, help="only the first N questions of the data")
     parser.add_argument("--output-dir", help="default outputs/<profile>-task<task>")
     parser.add_argument("--tokenizer", help="the grader's Llama-2 tokenizer dir, for the exact 75-token trim")
-    parser.add_argument("--judge", choices=("rules", "local", "openai"), default="rules")
+    parser.add_argument("--judge", choices=("normalized", "rules", "local", "openai"), default="normalized",
+                        help="whose verdicts are the headline metrics (default normalized); the official V3 "
+                             "numbers (rules + LLM judge) are always reported beside them")
+    parser.add_argument("--judge-fallback", choices=("none", "local", "openai"), default="none",
+                        help="the LLM judge behind --judge normalized, for what it cannot decide, and the "
+                             "judge of the official numbers (default none: those stay unjudged)")
     parser.add_argument("--judge-url", help="OpenAI-compatible base URL, e.g. http://localhost:8001/v1")
     parser.add_argument("--judge-model", help="model name for --judge openai (default gpt-4-0125-preview)")
     parser.add_argument("--resume", action=argparse.BooleanOptionalAction, default=True,
@@ -86,7 +97,7 @@ def mock_api(task: int):
     if task not in (2, 3) or os.environ.get(MOCK_API_ENV):
         yield os.environ.get(MOCK_API_ENV)
         return
-    from models.kg.mock_server import running_server
+    from mock_api.server import running_server
 
     with running_server(kg_dir=None, port=0) as url:
         os.environ[MOCK_API_ENV] = url
@@ -98,14 +109,19 @@ def mock_api(task: int):
 
 
 def build_judge(args: argparse.Namespace, model, config):
+    """The LLM judge the run uses (for `--judge local|openai`, or `--judge-fallback` behind normalized),
+    or None when there is none."""
+    kind = args.judge if args.judge in ("local", "openai") else args.judge_fallback
+    if kind == "none" or args.judge == "rules":
+        return None
     generator = None
-    if args.judge == "local":
+    if kind == "local":
         from models.llm.generator import make_generator
 
         # Reuse the answering model's generator when it has one: one copy of the weights in memory.
         generator = getattr(getattr(model, "pipeline", None), "generator", None) or \
             make_generator(config.llm, config.models_dir)
-    return make_judge(args.judge, generator=generator, url=args.judge_url, model=args.judge_model)
+    return make_judge(kind, generator=generator, url=args.judge_url, model=args.judge_model)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -171,17 +187,23 @@ def evaluate(args, config, model, judge, trim, out_dir: Path) -> int:
     order = {interaction_id: i for i, interaction_id in enumerate(selected)}
     records = sorted((r for r in predictions.load() if r["interaction_id"] in order),
                      key=lambda r: order[r["interaction_id"]])
-    verdicts = score_records(records, judge, trim)
-    write_verdicts(out_dir / VERDICTS_FILE, records, verdicts)
+    scorings = score_official_and_normalized(records, judge, trim)
+    verdicts = scorings.normalized if args.judge == "normalized" else scorings.official
+    write_verdicts(out_dir / VERDICTS_FILE, records, verdicts, official=scorings.official)
     meta = {"data": str(args.data), "profile": config.name, "task": config.pipeline.task,
             "n_resumed": run.n_resumed, "n_new": run.n_new, "n_duplicate_ids": run.n_duplicates,
             "n_skipped_lines": stats.n_skipped}
-    summary = summarize(records, verdicts, judge=judge.name, trim=trim.name, meta=meta)
+    official_judge = judge.name if judge is not None else "rules"
+    headline_judge = NormalizedJudge(fallback=judge).name if args.judge == "normalized" else official_judge
+    summary = summarize(records, verdicts, judge=headline_judge, trim=trim.name, meta=meta,
+                        official=scorings.official, official_judge=official_judge)
     paths = write_report(summary, out_dir)
     print(json.dumps(summary["metrics"]), flush=True)
     if summary["scoring_note"]:
         log.warning(summary["scoring_note"])
-    log.info("judge %s, trim %s; report: %s", judge.name, trim.name, paths["report"])
+    official = summary["official"]["metrics"]
+    log.info("judge %s: score %.4f; official V3 (%s): score %.4f; trim %s; report: %s", headline_judge,
+             summary["metrics"]["score"], official_judge, official["score"], trim.name, paths["report"])
     return 0
 
 

@@ -21,9 +21,13 @@ from typing import Any, Mapping
 
 import yaml
 
+from models.attributes.config import AttributeConfig
+from models.calculator.config import CalculatorConfig
+from models.embedder import EmbedderConfig
 from models.kg.config import KGConfig
 from models.llm.config import LLMConfig
 from models.public_data.config import PublicDataConfig
+from models.reasoning.config import ReasoningConfig
 from models.routing.config import RoutingConfig
 from models.web.config import WebConfig
 
@@ -73,10 +77,15 @@ class Config:
     models_dir: str
     pipeline: PipelineConfig = field(default_factory=PipelineConfig)
     llm: LLMConfig = field(default_factory=LLMConfig)
+    embedder: EmbedderConfig = field(default_factory=EmbedderConfig)
     web: WebConfig = field(default_factory=WebConfig)
     kg: KGConfig = field(default_factory=KGConfig)
     public_data: PublicDataConfig = field(default_factory=PublicDataConfig)
     routing: RoutingConfig = field(default_factory=RoutingConfig)
+    # ElectricSheep's stages (seed 001 §4), each off unless its profile section enables it.
+    attributes: AttributeConfig = field(default_factory=AttributeConfig)
+    calculator: CalculatorConfig = field(default_factory=CalculatorConfig)
+    reasoning: ReasoningConfig = field(default_factory=ReasoningConfig)
 
 
 def load_config(profile: str | os.PathLike | None = None, overrides: Mapping[str, Any] | None = None) -> Config:

@@ -1,23 +1,7 @@
-"""`CragModel`: the object the CRAG grader talks to.
+"""`CragModel`: the object the CRAG grader talks to (`models/user_config.py` binds it as `UserModel`).
 
-Contract (CRAG KDD Cup 2024, batch interface):
-- `CragModel()` takes no arguments. The hardware profile comes from `$CRAG_PROFILE` (`cpu` default,
-  `g4dn` for the grader's 4x T4); weights load from the models directory, never from the network.
-- `get_batch_size() -> int` in [1, 16]: how many queries each `batch_generate_answer` call receives.
-- `batch_generate_answer(batch) -> list[str]` receives a dict of equal-length lists
-  `interaction_id: list[str]`, `query: list[str]`, `search_results: list[list[dict]]`,
-  `query_time: list[str]` ("02/28/2024, 10:04:54 PT"), and returns exactly `len(batch["query"])`
-  answers in order.
-- Scoring is +1 correct, 0 missing, -1 wrong, so when unsure the answer is exactly "i don't know";
-  a false premise is answered "invalid question". Answers are cut to 75 tokens of the grader's Llama-2
-  tokenizer by the grader; we trim ourselves so nothing important is lost past the cut.
-- Time: the call is killed after batch_size x 30 s. A deadline of that budget minus a margin turns every
-  answer not finished in time into "i don't know".
-- Never raises for a bad item (missing keys, empty or binary pages, huge pages): that item is answered
-  "i don't know" and the error is logged.
-- Every string (query, time, id, page name, URL, snippet, HTML) is made safe once, here (`safe_text`: lone
-  surrogates, NULs and other control characters out), so no component downstream meets text its
-  tokenizer or encoder rejects.
+The contract is stated where a reader of the starter kit looks for it: on the class and on
+`batch_generate_answer`.
 """
 from __future__ import annotations
 
@@ -34,9 +18,30 @@ log = logging.getLogger(__name__)
 
 
 class CragModel:
-    """The submission model: a `Pipeline` behind the grader's batch interface."""
+    """The submission model: a `Pipeline` behind the grader's batch interface (CRAG KDD Cup 2024).
+
+    - `CragModel()` takes no arguments. The hardware profile comes from `$CRAG_PROFILE` (`cpu` default,
+      `g4dn` for the grader's 4x T4); weights load from the models directory, never from the network.
+    - `get_batch_size()` says how many queries each `batch_generate_answer` call receives (1 to 16).
+    - Scoring is +1 correct, 0 missing, -1 wrong, so when unsure the answer is exactly "i don't know";
+      a false premise is answered "invalid question". The grader cuts answers to 75 tokens of its Llama-2
+      tokenizer; we trim ourselves so nothing important is lost past the cut.
+    - Time: the call is killed after batch_size x 30 s. A deadline of that budget minus a margin turns every
+      answer not finished in time into "i don't know".
+    - Never raises for a bad item (missing keys, empty or binary pages, huge pages): that item is answered
+      "i don't know" and the error is logged.
+    - Every string (query, time, id, page name, URL, snippet, HTML) is made safe once, in `_to_query`
+      (`safe_text`: lone surrogates, NULs and other control characters out), so no component downstream
+      meets text its tokenizer or encoder rejects.
+    """
 
     def __init__(self, config: Config | None = None, pipeline=None):
+        """Loads the profile and builds the pipeline (all weights load here, not in the first batch).
+
+        Args:
+            config: a resolved profile; None (the grader) = `load_config()`, i.e. `$CRAG_PROFILE`.
+            pipeline: an assembled pipeline (tests pass stand-ins); None = `Pipeline.from_config(config)`.
+        """
         self.config = config or load_config()
         if pipeline is None:
             from models.pipeline import Pipeline
@@ -47,9 +52,22 @@ class CragModel:
         self.last_latencies: list[float] = []
 
     def get_batch_size(self) -> int:
+        """How many queries each `batch_generate_answer` call receives: the profile's, clamped to [1, 16]."""
         return max(1, min(16, int(self.config.pipeline.batch_size)))
 
     def batch_generate_answer(self, batch: Dict[str, Any]) -> List[str]:
+        """Answers one batch of questions, in order, within the batch's time budget.
+
+        Args:
+            batch: a dict of equal-length lists: `interaction_id: list[str]`, `query: list[str]`,
+                `search_results: list[list[dict]]` (5 pages per query, 50 in Task 3; each with `page_name`,
+                `page_url`, `page_snippet`, `page_result` (HTML), `page_last_modified`) and
+                `query_time: list[str]` ("02/28/2024, 10:04:54 PT").
+
+        Returns:
+            Exactly `len(batch["query"])` answers in the order of the queries; "i don't know" for an item
+            that cannot be read, for a failed pathway and for an answer not finished before the deadline.
+        """
         started = time.monotonic()
         queries_raw = batch.get("query") if isinstance(batch, dict) else None
         n = len(queries_raw) if isinstance(queries_raw, (list, tuple)) else 0

@@ -23,11 +23,12 @@ from typing import Sequence
 
 from models.config import Config
 from models.deadline import Deadline, check_stage_budgets, stage_deadline
+from models.embedder import Embedder
 from models.llm.generator import GenerationRequest, Generator, make_generator
 from models.llm.postprocess import clean_answer, is_idk
 from models.llm.prompts import PromptLibrary
 from models.types import IDK, INVALID, Answer, Chunk, Query
-from models.web import Embedder, WebRetriever, format_context
+from models.web import WebRetriever, format_context
 
 log = logging.getLogger(__name__)
 
@@ -72,12 +73,12 @@ class Pipeline:
 
     @classmethod
     def from_config(cls, config: Config) -> "Pipeline":
-        from models.kg import KGPathway
+        from models.kg.pathway import KGPathway
         from models.public_data import PublicData
         from models.routing import make_router
         from models.trim import load_grader_trim
 
-        embedder = Embedder.from_config(config.web.embedder, config.models_dir)
+        embedder = Embedder.from_config(config.embedder, config.models_dir)
         generator = make_generator(config.llm, config.models_dir)
         web = WebRetriever.from_config(config.web, config.models_dir, embedder=embedder)
         router = make_router(config.routing, generator=generator, embedder=embedder)

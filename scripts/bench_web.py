@@ -1,12 +1,15 @@
 """Benchmark of the web pathway against the naive CRAG-baseline retriever, on real CRAG questions.
 
-    python scripts/bench_web.py [--data /work/shared/crag/dev_data.jsonl.bz2] [--profile cpu] [--threads 1]
+    python scripts/bench_web.py [--data ../shared/crag/dev_data.jsonl.bz2] [--profile cpu] [--threads 1]
 
 Per question, and as medians/totals, it prints for the configured pathway (and, for comparison, the same
 pathway with the other extraction backend): extraction ms, chunk count, embedding ms, rerank ms, total ms
 and answer-in-context recall; and for the naive reference measured in the same run (the official CRAG
 baseline's retriever: bs4 `get_text` -> sentences -> the same embedder -> top-20 by cosine): extraction
-ms, sentence count, embedding ms, total ms and recall.
+ms, sentence count, embedding ms, total ms and recall; and, with `--sentence-chunks` (needs trafilatura and
+blingfire), ElectricSheep's page processing measured the same way: trafilatura main content (the profile's
+extractor as fallback and for tables) -> blingfire sentence groups + whole tables + snippets -> the same
+embedder -> top `rerank_k` by cosine -> the same context budget (`es.*` columns).
 
 How answer-in-context recall is counted. Several gold answers are sentences, and some short ones are
 meaningless as substrings ("yes", "en", "nan"). Each question therefore gets *key strings*: for the known
@@ -36,10 +39,14 @@ import numpy as np  # noqa: E402
 
 from models.config import load_config  # noqa: E402
 from models.data import load_examples  # noqa: E402
-from models.types import Query, SearchResult  # noqa: E402
-from models.web import Embedder, WebRetriever, format_context  # noqa: E402
+from models.embedder import Embedder  # noqa: E402
+from models.types import Chunk, Query, SearchResult  # noqa: E402
+from models.web import WebRetriever, format_context  # noqa: E402
+from models.web.main_content import MainContentConfig, extract_main_content  # noqa: E402
+from models.web.pages import snippet_document, unique_pages  # noqa: E402
+from models.web.sentence_chunker import SentenceChunkConfig, SentenceChunker  # noqa: E402
 
-# Entities of the gold answers of /work/shared/crag/dev_data.jsonl.bz2 (by interaction_id prefix).
+# Entities of the gold answers of ../shared/crag/dev_data.jsonl.bz2 (by interaction_id prefix).
 KEYS = {
     "55b219e5": ["salesforce"],
     "6a9a6e0f": ["jennifer aniston", "kim kardashian", "selena gomez"],
@@ -139,14 +146,42 @@ def run_naive(embedder: Embedder, query: Query, keys: list[Key]) -> Row:
     return Row((extracted - start) * 1000, len(sentences), (end - extracted) * 1000, 0.0, (end - start) * 1000, hits)
 
 
+def run_sentence_chunks(embedder: Embedder, chunker: SentenceChunker, content: MainContentConfig, query: Query,
+                        counter, max_tokens: int, top_k: int, keys: list[Key]) -> tuple[Row, int]:
+    """ElectricSheep's page processing + cosine top-k; also returns how many pages fell back."""
+    start = time.process_time()
+    chunks, seen, fallbacks = [], set(), 0
+    for page in unique_pages(query.search_results):
+        snippet = snippet_document(page)
+        main = extract_main_content(page.page_result, page.page_name, content)
+        fallbacks += main.source == "fallback"
+        for chunk in ([Chunk(snippet, page.page_url, "snippet")] if snippet else []) + chunker.chunks(
+                main.paragraphs, main.tables, page.page_url):
+            if chunk.text not in seen:
+                seen.add(chunk.text)
+                chunks.append(chunk)
+    extracted = time.process_time()
+    hits = 0
+    if chunks:
+        vectors = embedder.encode([c.text for c in chunks])
+        cosine = vectors @ embedder.encode([query.text], is_query=True)[0]
+        top = [chunks[i] for i in np.argsort(-cosine)[:top_k]]
+        hits = found(keys, format_context(top, counter, max_tokens))
+    end = time.process_time()
+    return Row((extracted - start) * 1000, len(chunks), (end - extracted) * 1000, 0.0, (end - start) * 1000,
+               hits), fallbacks
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default="/work/shared/crag/dev_data.jsonl.bz2")
+    parser.add_argument("--data", default="../shared/crag/dev_data.jsonl.bz2")
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (the targets are for one core)")
-    parser.add_argument("--tokenizer", default="/work/shared/crag/tokenizer", help="token counter for the context")
+    parser.add_argument("--tokenizer", default="../shared/crag/tokenizer", help="token counter for the context")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--task", type=int, default=1, choices=(1, 2, 3), help="3: snippet preselection of 50 pages")
+    parser.add_argument("--sentence-chunks", action="store_true",
+                        help="add ElectricSheep's trafilatura + sentence-group row (needs trafilatura, blingfire)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
 
@@ -155,7 +190,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     config = load_config(args.profile)
     cfg = config.web
-    embedder = Embedder.from_config(cfg.embedder, config.models_dir)
+    embedder = Embedder.from_config(config.embedder, config.models_dir)
     other_backend = "bs4" if cfg.extraction_backend == "selectolax" else "selectolax"
     ours = WebRetriever.from_config(cfg, config.models_dir, embedder=embedder)
     other = WebRetriever.from_config(replace(cfg, extraction_backend=other_backend), config.models_dir, embedder)
@@ -163,6 +198,10 @@ def main() -> None:
     counter = token_counter(args.tokenizer)
     embedder.encode(["warm-up"])  # first call pays one-off allocations
 
+    chunker = SentenceChunker(SentenceChunkConfig(enabled=True)) if args.sentence_chunks else None
+    content = MainContentConfig(enabled=True, fallback_backend=cfg.extraction_backend,
+                                max_html_chars=cfg.max_html_chars, max_page_tokens=cfg.max_page_tokens,
+                                max_table_tokens=cfg.max_table_tokens)
     examples = list(load_examples(args.data))[:args.limit]
     print(f"task={args.task} profile={config.name} backend={cfg.extraction_backend} prefilter_k={cfg.prefilter_k} "
           f"recall_k={cfg.recall_k} rerank_k={cfg.rerank_k} context={cfg.context_max_tokens} tokens, "
@@ -170,7 +209,8 @@ def main() -> None:
           f"dedicated core would take, independent of other load on the machine)")
     header = (f"{'id':8} {'question':34} | {'extr':>5} {'chunks':>6} {'embed':>6} {'rerank':>6} {'total':>6} "
               f"{'hit':>3} | {other_backend:>10} {'hit':>3} | {'n.extr':>6} {'sents':>5} {'n.emb':>6} "
-              f"{'n.tot':>6} {'hit':>3} | keys")
+              f"{'n.tot':>6} {'hit':>3} | " + (f"{'es.extr':>7} {'chunks':>6} {'es.emb':>6} {'es.tot':>6} {'hit':>3} | "
+                                                 if chunker else "") + "keys")
     print(header + "\n" + "-" * len(header))
     results = []
     for example in examples:
@@ -179,13 +219,17 @@ def main() -> None:
         mine = run_pathway(ours, query, counter, cfg.context_max_tokens, keys, args.task)
         alt = run_pathway(other, query, counter, cfg.context_max_tokens, keys, args.task)
         naive = run_naive(embedder, query, keys)
-        results.append((mine, alt, naive, len(keys)))
+        sheep, fallbacks = (run_sentence_chunks(embedder, chunker, content, query, counter, cfg.context_max_tokens,
+                                                cfg.rerank_k, keys) if chunker else (None, 0))
+        results.append((mine, alt, naive, len(keys), sheep, fallbacks))
         note = ", ".join("/".join(k) for k in keys)
         note += f" (unreachable: {', '.join('/'.join(k) for k in unreachable)})" if unreachable else ""
         print(f"{query.interaction_id[:8]:8} {query.text[:34]:34} | {mine.extract_ms:5.0f} {mine.chunks:6d} "
               f"{mine.embed_ms:6.0f} {mine.rerank_ms:6.0f} {mine.total_ms:6.0f} {mine.hits}/{len(keys)} | "
               f"{alt.extract_ms:8.0f}ms {alt.hits}/{len(keys)} | {naive.extract_ms:6.0f} {naive.chunks:5d} "
-              f"{naive.embed_ms:6.0f} {naive.total_ms:6.0f} {naive.hits}/{len(keys)} | {note or '-'}")
+              f"{naive.embed_ms:6.0f} {naive.total_ms:6.0f} {naive.hits}/{len(keys)} | "
+              + (f"{sheep.extract_ms:7.0f} {sheep.chunks:6d} {sheep.embed_ms:6.0f} {sheep.total_ms:6.0f} "
+                 f"{sheep.hits}/{len(keys)} | " if sheep else "") + (note or "-"))
     print("-" * len(header))
     n_keys = sum(r[3] for r in results)
 
@@ -198,6 +242,9 @@ def main() -> None:
     summary(f"pathway ({cfg.extraction_backend})", [r[0] for r in results])
     summary(f"pathway ({other_backend})", [r[1] for r in results])
     summary("naive reference", [r[2] for r in results])
+    if chunker:
+        summary(f"trafilatura + sentence groups (top {cfg.rerank_k})", [r[4] for r in results])
+        print(f"pages on the fallback extractor: {sum(r[5] for r in results)}")
 
 
 if __name__ == "__main__":

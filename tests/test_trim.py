@@ -2,15 +2,14 @@
 import bz2
 import json
 import re
-from pathlib import Path
 
 import pytest
 
-from models.paths import ModelNotFoundError
+from models.paths import resolve_repo_path, ModelNotFoundError
 from models.trim import RuleTrimmer, Trimmer, load_grader_trim
 
-TOKENIZER_DIR = Path("/work/shared/crag/tokenizer")
-DEV_FILE = Path("/work/shared/crag/dev_data.jsonl.bz2")
+TOKENIZER_DIR = resolve_repo_path("../shared/crag/tokenizer")
+DEV_FILE = resolve_repo_path("../shared/crag/dev_data.jsonl.bz2")
 LONG_ANSWER = ("The Golden State Warriors beat the Los Angeles Lakers 123 to 109 on October 18, 2022, at the Chase "
                "Center in San Francisco, where Stephen Curry scored 33 points and the team received its 2022 "
                "championship rings before the game, which opened the NBA season; Andrew Wiggins added 20 points "

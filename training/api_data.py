@@ -10,7 +10,7 @@ One JSON object per line:
 
 Design decisions:
 - Every target must compile for its domain with the project's own parser and signatures
-  (`models.kg.compile_program`); it is stored in canonical form (`format_program`), the form the
+  (`models.kg.apis.compile_program`); it is stored in canonical form (`format_program`), the form the
   constrained decoder generates, so the adapter never learns a spelling the grammar would refuse.
   A target that does not compile is an `APIDataError` naming the example, line and the parser's caret.
 - `--execute` runs each program through `KGPathway.evidence` against the configured mock API (`kg.api_url`
@@ -33,7 +33,8 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from models.kg import KGError, compile_program, format_program
+from models.kg.apis import compile_program
+from models.kg.language import KGError, format_program
 from models.types import DOMAINS
 from training.contexts import api_request, example_query
 from training.sft_data import SFTRecord, read_validated
@@ -151,11 +152,11 @@ def to_sft_records(examples: Iterable[APIExample], kg, pool_queries: Iterable[st
 # ---------------------------------------------------------------------------------------------- CLI
 def _kg_pathway(profile: str | None):
     from models.config import load_config
-    from models.kg import KGPathway
-    from models.web import Embedder
+    from models.embedder import Embedder
+    from models.kg.pathway import KGPathway
 
     config = load_config(profile)
-    return KGPathway.from_config(config.kg, embedder=Embedder.from_config(config.web.embedder, config.models_dir))
+    return KGPathway.from_config(config.kg, embedder=Embedder.from_config(config.embedder, config.models_dir))
 
 
 def main(argv: Sequence[str] | None = None) -> None:

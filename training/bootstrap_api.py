@@ -22,7 +22,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from models.kg import clean_program
+from models.kg.pathway import clean_program
 from training.api_data import APIDataError, APIExample, execute_examples, validate
 from training.contexts import api_request
 from training.sft_data import read_jsonl
@@ -91,8 +91,8 @@ def _as_api_example(example: dict, reply: str, model_name: str) -> APIExample:
 def main(argv: Sequence[str] | None = None) -> dict:
     from models.config import load_config
     from models.data import load_examples
-    from models.kg import KGPathway
-    from models.web import Embedder
+    from models.embedder import Embedder
+    from models.kg.pathway import KGPathway
     from training.build_sft_data import select_split
     from training.endpoint import ChatEndpoint
 
@@ -110,7 +110,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     config = load_config(args.profile)
-    kg = KGPathway.from_config(config.kg, embedder=Embedder.from_config(config.web.embedder, config.models_dir))
+    kg = KGPathway.from_config(config.kg, embedder=Embedder.from_config(config.embedder, config.models_dir))
     examples = islice(select_split(load_examples(args.data), args.split), args.limit)
     counts = bootstrap(examples, kg, ChatEndpoint(args.url, args.model), args.model, args.out, execute=args.execute)
     print(f"kept {counts['kept']}, rejected {counts['rejected']} (see {rejected_path(args.out)}), "

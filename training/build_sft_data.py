@@ -120,18 +120,18 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def make_builder(args: argparse.Namespace, config) -> LabelBuilder:
     """Assembles the label builder for `args` from the profile `config`."""
+    from models.embedder import Embedder
     from models.llm.generator import make_generator
     from models.llm.prompts import PromptLibrary
-    from models.web import Embedder
     from training.contexts import KGContextSource, WebContextSource
     from training.endpoint import ChatEndpoint
     from training.judges import make_checks
 
     generator = make_generator(config.llm, config.models_dir)
-    embedder = Embedder.from_config(config.web.embedder, config.models_dir)
+    embedder = Embedder.from_config(config.embedder, config.models_dir)
     budget = args.context_max_tokens or config.web.context_max_tokens
     if args.adapter == "kg_answer":
-        from models.kg import KGPathway
+        from models.kg.pathway import KGPathway
 
         source = KGContextSource(KGPathway.from_config(config.kg, embedder=embedder), generator, budget)
         default_prompt = config.pipeline.kg_answer_prompt

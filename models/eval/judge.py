@@ -168,6 +168,25 @@ class OpenAIJudge:
         raise error
 
 
+class CachingJudge:
+    """Asks the wrapped judge each (question, ground truth, prediction) once per run: the official scoring and
+    the normalized judge's fallback share one LLM judge without paying for a pair twice."""
+
+    def __init__(self, judge: Judge):
+        self.inner = judge
+        self.name = judge.name
+        self.cache: dict[JudgeItem, Judgement] = {}
+
+    def judge(self, items: Sequence[JudgeItem]) -> list[Judgement]:
+        new = list(dict.fromkeys(item for item in items if item not in self.cache))
+        if new:
+            judgements = list(self.inner.judge(new))
+            if len(judgements) != len(new):
+                raise RuntimeError(f"judge {self.name!r} returned {len(judgements)} verdicts for {len(new)} items")
+            self.cache.update(zip(new, judgements))
+        return [self.cache[item] for item in items]
+
+
 def make_judge(kind: str, *, generator=None, url: str | None = None, model: str | None = None) -> Judge:
     """Builds the judge named on the command line.
 

@@ -19,9 +19,10 @@ Two design decisions that do not change any score:
 - The judge is asked in rounds, one ground truth per unfinished prediction per round, so a batched judge
   (an LLM) sees many items at once instead of one call per item.
 
-Every `Verdict` records who decided it and why: `exact`, `invalid-rule`, `idk-rule`, `judge:<name>`,
-`judge-error:<name>` (failed call, a hallucination) or `unjudged` (no judge configured; also a hallucination,
-as a failed call would be in the official scorer, and counted separately by `count_unjudged`).
+Every `Verdict` records who decided it and why: `exact`, `invalid-rule`, `idk-rule`, `judge:<name>`
+(`judge:normalized` for the normalized judge's own verdicts), `judge-error:<name>` (failed call, a
+hallucination) or `unjudged` (no judge could decide some ground truth and none passed: a hallucination, as
+a failed call would be in the official scorer, counted separately by `count_unjudged`).
 """
 from __future__ import annotations
 
@@ -93,6 +94,7 @@ def score_predictions(items: Sequence[ScoreItem], judge: Judge, trim: Callable[[
         if verdicts[i] is None:
             pending[i] = to_judge
     last: dict[int, Judgement] = {}
+    undecided: dict[int, Judgement] = {}  # the first unjudged answer per item: then no "no" is final
     while pending:
         order = list(pending)
         asks = [JudgeItem(items[i].query, pending[i].pop(0), trimmed[i]) for i in order]
@@ -101,6 +103,8 @@ def score_predictions(items: Sequence[ScoreItem], judge: Judge, trim: Callable[[
             raise RuntimeError(f"judge {judge.name!r} returned {len(judgements)} verdicts for {len(asks)} items")
         for i, ask, judgement in zip(order, asks, judgements):
             last[i] = judgement
+            if judgement.unjudged:
+                undecided.setdefault(i, judgement)
             if judgement.score == 1:
                 verdicts[i] = Verdict(CORRECT, f"judge:{judgement.judge}", judgement.explanation, trimmed[i],
                                       ask.ground_truth)
@@ -108,7 +112,7 @@ def score_predictions(items: Sequence[ScoreItem], judge: Judge, trim: Callable[[
                 del pending[i]
     for i, verdict in enumerate(verdicts):
         if verdict is None:
-            verdicts[i] = _failed(last[i], trimmed[i])
+            verdicts[i] = _failed(undecided.get(i, last[i]), trimmed[i])
     return verdicts
 
 

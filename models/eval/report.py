@@ -6,8 +6,10 @@ source and predicted domain, and the per-question latency. The summary holds
   (popularity only when the data has it, i.e. v5);
 - the macro average of the score over domains, the official final ranking's aggregate (traffic weights
   were never published, so each question weighs the same inside its domain);
-- how many predictions were unjudged (no LLM judge) and the note that they are scored as hallucinations,
-  as a failed judge call is in the official scorer, so a rules-only score is a lower bound;
+- how many predictions were unjudged (no judge could decide them) and the note that they are scored as
+  hallucinations, as a failed judge call is in the official scorer, so such a score is a lower bound;
+- beside the headline metrics (by default the normalized judge's), the official V3 metrics: the exact and
+  invalid rules plus the configured LLM judge (rules only when there is none), with their own counts;
 - router accuracy (predicted vs gold domain) when the model exposed its predicted domains;
 - answer source counts (kg / public / web / llm / ...), and who decided each verdict;
 - latency: median, p95, max per question and how many went over the grader's 30 s budget.
@@ -24,14 +26,15 @@ from models.eval.metrics import Verdict, compute_metrics, count_unjudged
 
 BUDGET_S = 30.0  # the grader's per-question limit
 BREAKDOWNS = ("domain", "question_type", "static_or_dynamic", "popularity")
-UNJUDGED_NOTE = ("{n} prediction(s) were neither exact matches nor decided by a rule and no LLM judge was used "
-                 "(--judge rules): they are counted as hallucinations, as a failed judge call is in the "
-                 "official scorer, so score and accuracy are lower bounds.")
+UNJUDGED_NOTE = ("{n} prediction(s) were neither exact matches nor decided by a rule or judge: they are counted "
+                 "as hallucinations, as a failed judge call is in the official scorer, so score and accuracy "
+                 "are lower bounds.")
 CHART_NAME = "scores_by_domain.png"
 
 
 def summarize(records: Sequence[dict], verdicts: Sequence[Verdict], *, judge: str, trim: str,
-              meta: dict | None = None) -> dict:
+              meta: dict | None = None, official: Sequence[Verdict] | None = None,
+              official_judge: str = "") -> dict:
     """Everything `report.md` shows, as plain data (written to `summary.json`).
 
     Args:
@@ -39,12 +42,15 @@ def summarize(records: Sequence[dict], verdicts: Sequence[Verdict], *, judge: st
         verdicts: from `score_predictions`.
         judge: the judge's name; trim: the trimmer's name (both recorded, as the score depends on them).
         meta: run facts to keep (data path, profile, task, ...).
+        official: the official V3 verdicts for the same records, when `verdicts` are another judge's;
+            official_judge: who judged those (e.g. `rules` or `openai:gpt-4-0125-preview`).
 
     Raises:
         ValueError: records and verdicts differ in length.
     """
-    if len(records) != len(verdicts):
-        raise ValueError(f"{len(records)} records but {len(verdicts)} verdicts")
+    if len(records) != len(verdicts) or official is not None and len(official) != len(verdicts):
+        raise ValueError(f"{len(records)} records but {len(verdicts)} verdicts"
+                         + (f" and {len(official)} official verdicts" if official is not None else ""))
     n_unjudged = count_unjudged(verdicts)
     by = {key: _breakdown(records, verdicts, key) for key in BREAKDOWNS}
     if not any(by["popularity"]):  # before v5 every popularity is ""
@@ -59,11 +65,23 @@ def summarize(records: Sequence[dict], verdicts: Sequence[Verdict], *, judge: st
         "n_unjudged": n_unjudged,
         "scoring_note": UNJUDGED_NOTE.format(n=n_unjudged) if n_unjudged else "",
         **{f"by_{key}": table for key, table in by.items()},
-        "decided_by": dict(Counter(v.decided_by.split(":")[0] for v in verdicts).most_common()),
+        "decided_by": decided_by_counts(verdicts),
+        "official": official_summary(official, official_judge) if official is not None else None,
         "router": _router_accuracy(records),
         "sources": dict(Counter(r.get("source") or "unknown" for r in records).most_common()),
         "latency": latency_stats([r.get("latency_s") for r in records]),
     }
+
+
+def decided_by_counts(verdicts: Sequence[Verdict]) -> dict[str, int]:
+    """How many verdicts each rule or judge gave: exact, invalid-rule, idk-rule, normalized, the LLM judge's
+    name (e.g. local), judge-error:<name>, unjudged."""
+    return dict(Counter(v.decided_by.removeprefix("judge:") for v in verdicts).most_common())
+
+
+def official_summary(verdicts: Sequence[Verdict], judge: str) -> dict:
+    return {"judge": judge, "metrics": compute_metrics(verdicts), "n_unjudged": count_unjudged(verdicts),
+            "decided_by": decided_by_counts(verdicts)}
 
 
 def _breakdown(records: Sequence[dict], verdicts: Sequence[Verdict], key: str) -> dict:
@@ -117,14 +135,18 @@ def render_markdown(summary: dict) -> str:
     lines = ["# CRAG local evaluation", ""]
     facts = {k: summary[k] for k in ("data", "profile", "task", "judge", "trim") if k in summary}
     lines += [f"- **{k}**: {v}" for k, v in facts.items()]
-    lines += ["", "## Official metrics (V3 rules)", "",
-              f"**score {m['score']:.4f}** = accuracy {m['accuracy']:.4f} - hallucination {m['hallucination']:.4f} "
-              f"(missing {m['missing']:.4f}; {m['n_correct']} correct of which {m['n_correct_exact']} exact, "
-              f"{m['n_miss']} missing, {m['n_hallucination']} hallucinated, {m['total']} total)", "",
+    official = summary.get("official")
+    title = "Official metrics (V3 rules)" if official is None else f"Metrics (V3 rules, judge: {summary['judge']})"
+    lines += ["", f"## {title}", "", _score_line(m), "",
               f"**Macro average of score over domains** (the final ranking's aggregate): "
               f"{summary['macro_score_over_domains']:.4f}", ""]
     if summary.get("scoring_note"):
         lines += [f"> **Unjudged: {summary['n_unjudged']}.** {summary['scoring_note']}", ""]
+    if official is not None:
+        lines += [f"## Official V3 metrics (exact and invalid rules + judge: {official['judge']})", "",
+                  _score_line(official["metrics"]), "", f"Unjudged (counted as hallucinations): "
+                  f"{official['n_unjudged']}; decided by: "
+                  + ", ".join(f"{name} {n}" for name, n in official["decided_by"].items()), ""]
     for key in BREAKDOWNS:
         if f"by_{key}" in summary:
             lines += [f"## By {key}", ""] + _metrics_table(summary[f"by_{key}"], key) + [""]
@@ -143,6 +165,12 @@ def render_markdown(summary: dict) -> str:
               if lat["n"] else ["no latencies recorded"])
     lines += ["", f"![score, accuracy and hallucination by domain]({CHART_NAME})", ""]
     return "\n".join(lines)
+
+
+def _score_line(m: dict) -> str:
+    return (f"**score {m['score']:.4f}** = accuracy {m['accuracy']:.4f} - hallucination {m['hallucination']:.4f} "
+            f"(missing {m['missing']:.4f}; {m['n_correct']} correct of which {m['n_correct_exact']} exact, "
+            f"{m['n_miss']} missing, {m['n_hallucination']} hallucinated, {m['total']} total)")
 
 
 def _metrics_table(table: dict, key: str) -> list[str]:

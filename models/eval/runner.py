@@ -22,7 +22,9 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from models.data import batched, grader_view
+from models.eval.judge import CachingJudge, Judge, RulesJudge
 from models.eval.metrics import ScoreItem, Verdict, score_predictions
+from models.eval.normalized_judge import NormalizedJudge
 from models.eval.report import BUDGET_S
 
 log = logging.getLogger(__name__)
@@ -164,13 +166,33 @@ def score_records(records: Sequence[dict], judge, trim) -> list[Verdict]:
     return score_predictions(items, judge, trim)
 
 
-def write_verdicts(path: str | Path, records: Sequence[dict], verdicts: Sequence[Verdict]) -> None:
-    """One line per prediction: what was scored, the outcome, and which rule or judge decided it and why."""
+@dataclass(frozen=True)
+class Scorings:
+    """The same predictions scored twice: the official V3 way and with the normalized judge."""
+
+    official: list[Verdict]  # exact/invalid rules + the LLM judge (rules only: every other item unjudged)
+    normalized: list[Verdict]  # the same rules + the normalized judge, the LLM judge for what it leaves open
+
+
+def score_official_and_normalized(records: Sequence[dict], llm_judge: Judge | None, trim) -> Scorings:
+    """Scores `records` both ways, asking the LLM judge (if any) each pair at most once."""
+    llm = CachingJudge(llm_judge) if llm_judge is not None else None
+    return Scorings(official=score_records(records, llm or RulesJudge(), trim),
+                    normalized=score_records(records, NormalizedJudge(fallback=llm), trim))
+
+
+def write_verdicts(path: str | Path, records: Sequence[dict], verdicts: Sequence[Verdict],
+                   official: Sequence[Verdict] | None = None) -> None:
+    """One line per prediction: what was scored, the outcome, and which rule or judge decided it and why;
+    with `official`, also the official V3 outcome and who decided that."""
     with open(path, "w", encoding="utf-8") as handle:
-        for record, verdict in zip(records, verdicts):
-            handle.write(json.dumps({
+        for i, (record, verdict) in enumerate(zip(records, verdicts)):
+            line = {
                 "interaction_id": record["interaction_id"], "query": record.get("query", ""),
                 "scored_prediction": verdict.prediction, "gold": record.get("gold", ""),
                 "outcome": verdict.outcome, "decided_by": verdict.decided_by,
                 "explanation": verdict.explanation, "matched_ground_truth": verdict.ground_truth,
-            }, ensure_ascii=False) + "\n")
+            }
+            if official is not None:
+                line |= {"official_outcome": official[i].outcome, "official_decided_by": official[i].decided_by}
+            handle.write(json.dumps(line, ensure_ascii=False) + "\n")

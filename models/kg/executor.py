@@ -17,6 +17,9 @@ stops, keeping what earlier statements (and the interrupted one, as far as it go
 API (`KGApiError`) propagates: nothing the program found can be trusted to be complete then. A statement
 whose values cannot be interpreted (`KGValueError`, e.g. an unknown date expression), or whose API data
 has an unexpected shape, yields nothing, and the next statement still runs.
+
+The interpreter dispatches on node types through tables (`_HEADS`, `_SELECTORS`, `_ARGUMENTS`), one
+method per kind of node, after jmespath's visitor: a new node type is one entry, not another branch.
 """
 from __future__ import annotations
 
@@ -65,6 +68,9 @@ class StatementResult:
         total: rows the function found before `max_rows` cut them.
         notes: facts about how the result was obtained.
         consumed: a following sort(...) replaced this statement's output.
+        conditions: the conditions the rows were filtered by (a call's condition arguments, a sort's
+            conditions), so that facts can state the filter their numbers were computed under.
+        found: the entity the call names was found, so an empty result is evidence of absence.
     """
 
     statement: Statement
@@ -77,6 +83,8 @@ class StatementResult:
     notes: tuple[str, ...] = ()
     error: str = ""
     consumed: bool = False
+    conditions: tuple[Condition, ...] = ()
+    found: bool = True
     table: Table | None = field(default=None, repr=False, compare=False)  # rows before selectors, for sort
     output: tuple = field(default=(), repr=False, compare=False)  # final Rows or Values, for `*`
 
@@ -89,7 +97,8 @@ class ExecutionResult:
 
 
 def execute(program: Program, client, *, now: datetime | None = None, limits: Limits = Limits(),
-            matcher: EntityMatcher | None = None, deadline: Deadline | None = None) -> ExecutionResult:
+            matcher: EntityMatcher | None = None, deadline: Deadline | None = None,
+            question: str = "") -> ExecutionResult:
     """Runs every statement of a compiled program.
 
     Args:
@@ -99,6 +108,7 @@ def execute(program: Program, client, *, now: datetime | None = None, limits: Li
         limits: call and row bounds.
         matcher: entity matcher (default: text stages only).
         deadline: no API call starts after it.
+        question: the question's text (clues such as a year that picks between films of the same title).
 
     Raises:
         KGApiError: the API failed.
@@ -106,17 +116,19 @@ def execute(program: Program, client, *, now: datetime | None = None, limits: Li
     """
     if program.domain is None:
         raise KGValueError("execute() needs a program compiled for a domain (compile_program)")
-    return _Executor(program, client, now, limits, matcher or EntityMatcher(), deadline).run()
+    return _Executor(program, client, now, limits, matcher or EntityMatcher(), deadline, question).run()
 
 
 class _Executor:
-    def __init__(self, program: Program, client, now, limits: Limits, matcher: EntityMatcher, deadline):
+    def __init__(self, program: Program, client, now, limits: Limits, matcher: EntityMatcher, deadline,
+                 question: str = ""):
         self.program = program
         self.functions = functions(program.domain)
         self.now = now
         self.limits = limits
         self.api = BudgetedAPI(client, limits.max_calls, deadline)
         self.matcher = matcher
+        self.question = question
         self.stopped = ""
 
     def run(self) -> ExecutionResult:
@@ -133,7 +145,7 @@ class _Executor:
             except KGValueError as exc:
                 log.info("KG statement %r: %s", statement.text, exc)
                 result = StatementResult(statement, "error", error=str(exc))
-            except (TypeError, KeyError, AttributeError, ValueError) as exc:  # a record of an unexpected shape
+            except (TypeError, KeyError, AttributeError, ValueError, OverflowError) as exc:  # unexpected data
                 log.warning("KG statement %r failed on the API's data", statement.text, exc_info=True)
                 result = StatementResult(statement, "error", error=f"{type(exc).__name__}: {exc}")
             if isinstance(statement.head, Sort) and previous is not None:
@@ -147,22 +159,30 @@ class _Executor:
 
     # ------------------------------------------------------------------ heads
     def _statement(self, statement: Statement, previous: StatementResult | None) -> StatementResult:
-        head = statement.head
-        if isinstance(head, Sort):
-            source = previous.table if previous is not None and previous.table is not None else Table((), "earlier result")
-            table = source.where(head.conditions, self.now).sorted_by(head.key, head.descending)
-        else:
-            table = self._call(head, statement.all_matches, previous)
-        return self._select(statement, table.limit(self.limits.max_rows))
+        table, conditions = _HEADS[type(statement.head)](self, statement, previous)
+        if table.stopped:
+            self.stopped = table.stopped
+        result = self._select(statement, table.limit(self.limits.max_rows))
+        # rows left unchecked when the budget ran out: an empty result is then no evidence of absence
+        return replace(result, conditions=conditions, found=table.found and not table.stopped)
 
-    def _call(self, call: Call, all_matches: bool, previous: StatementResult | None) -> Table:
+    def _sort(self, statement: Statement, previous: StatementResult | None) -> tuple[Table, tuple[Condition, ...]]:
+        sort: Sort = statement.head
+        source = previous.table if previous is not None and previous.table is not None else Table((), "earlier result")
+        filtered = source.where(sort.conditions, self.now)
+        if filtered.stopped:
+            return filtered, sort.conditions
+        return filtered.sorted_by(sort.key, sort.descending), sort.conditions
+
+    def _call(self, statement: Statement, previous: StatementResult | None) -> tuple[Table, tuple[Condition, ...]]:
+        call: Call = statement.head
         function = self.functions[call.name]
-        ctx = CallContext(self.api, self.now, self.matcher, all_matches)
+        ctx = CallContext(self.api, self.now, self.matcher, statement.all_matches, self.question)
         conditions = tuple(c for arg in call.args for c in _conditions(arg))
         stars = [i for i, arg in enumerate(call.args) if isinstance(arg, Star)]
         if not stars:
             args = [_argument(a) for a in call.args]
-            return function.implementation(ctx, *args).where(conditions, self.now)
+            return function.implementation(ctx, *args).where(conditions, self.now), conditions
         inputs = list(dict.fromkeys(self._references(previous)))[:self.limits.max_rows]
         param = function.signature.params[stars[0]]
         tables = []
@@ -176,36 +196,47 @@ class _Executor:
                 self.stopped = str(exc)
                 break
         if not tables:
-            return Table((), f"{call.name} result for the previous line's output")
+            return Table((), f"{call.name} result for the previous line's output", found=False), conditions
         named = ", ".join(map(str, inputs[:3])) + (f" and {len(inputs) - 3} more" if len(inputs) > 3 else "")
         what = tables[0].what if len(tables) == 1 else f"results of {call.name} for {named}"
         merged = Table(tuple(r for t in tables for r in t.rows), what, notes=tuple(n for t in tables for n in t.notes),
-                       aliases=tables[0].aliases, equals=tables[0].equals)
-        return merged.where(conditions, self.now)
+                       aliases=tables[0].aliases, equals=tables[0].equals, found=any(t.found for t in tables))
+        return merged.where(conditions, self.now), conditions
 
     # ------------------------------------------------------------------ selectors
     def _select(self, statement: Statement, table: Table) -> StatementResult:
-        base = StatementResult(statement, "rows", what=table.what, total=table.size, notes=table.notes, table=table)
-        items: list = list(table.rows)
-        selected = sliced = False
+        selection = _Selection(StatementResult(statement, "rows", what=table.what, total=table.size,
+                                               notes=table.notes, table=table), table, list(table.rows))
         for selector in statement.selectors:
-            if isinstance(selector, SelectKey):
-                picked = self._pick_key(items, selector.name, table, selected)
-                if picked is None and items:  # no row has the key: report the whole rows instead
-                    note = f"No attribute {selector.name!r} was found, so the whole records are given."
-                    base = replace(base, notes=base.notes + (note,))
-                    break
-                items, selected = picked or [], True
-            elif isinstance(selector, Slice):
-                items, sliced = items[:selector.count], True
-            elif isinstance(selector, Length):  # rows cut by max_rows still count
-                number = len(items) if selected or sliced else table.size
-                return replace(base, kind="count", number=number, values=tuple(items) if selected else ())
+            _SELECTORS[type(selector)](self, selector, selection)
+            if selection.final is not None:
+                return selection.final
+            if selection.stop:
+                break
+        base, items = selection.base, selection.items
         if statement.average:
-            return self._average(base, items if selected else [])
-        if selected:
+            return self._average(base, items if selection.selected else [])
+        if selection.selected:
             return replace(base, kind="values" if items else "empty", values=tuple(items), output=tuple(items))
         return replace(base, kind="rows" if items else "empty", output=tuple(items))
+
+    def _select_key(self, selector: SelectKey, selection: "_Selection") -> None:
+        picked = self._pick_key(selection.items, selector.name, selection.table, selection.selected)
+        if picked is None and selection.items:  # no row has the key: report the whole rows instead
+            note = f"No attribute {selector.name!r} was found, so the whole records are given."
+            selection.base = replace(selection.base, notes=selection.base.notes + (note,))
+            selection.stop = True
+            return
+        selection.items, selection.selected = picked or [], True
+
+    def _select_slice(self, selector: Slice, selection: "_Selection") -> None:
+        selection.items, selection.sliced = selection.items[:selector.count], True
+
+    def _select_length(self, selector: Length, selection: "_Selection") -> None:
+        # rows cut by max_rows still count
+        number = len(selection.items) if selection.selected or selection.sliced else selection.table.size
+        selection.final = replace(selection.base, kind="count", number=number,
+                                  values=tuple(selection.items) if selection.selected else ())
 
     def _references(self, previous: StatementResult | None) -> list:
         """What `*` stands for: the previous count/average, its selected values, or its rows' references."""
@@ -272,6 +303,7 @@ def _flatten(value: Any) -> list:
 
 
 def _conditions(arg) -> tuple[Condition, ...]:
+    """The conditions an argument holds (a condition, or the conditions of a list; nothing else)."""
     if isinstance(arg, Condition):
         return (arg,)
     if isinstance(arg, ListArg):
@@ -281,13 +313,10 @@ def _conditions(arg) -> tuple[Condition, ...]:
 
 def _argument(arg) -> Any:
     """A parsed argument as the Python value an implementation receives."""
-    if isinstance(arg, Literal):
-        return arg.value
-    if isinstance(arg, Condition):
-        return (arg,)
-    if isinstance(arg, ListArg):
-        return tuple(item if isinstance(item, Condition) else item.value for item in arg.items)
-    raise KGValueError(f"unexpected argument {arg!r}")
+    convert = _ARGUMENTS.get(type(arg))
+    if convert is None:
+        raise KGValueError(f"unexpected argument {arg!r}")
+    return convert(arg)
 
 
 def _star_input(item: Any, param: Param) -> Any:
@@ -297,3 +326,26 @@ def _star_input(item: Any, param: Param) -> Any:
             return item
         return str(int(item)) if float(item).is_integer() else str(item)
     return str(item)
+
+
+@dataclass
+class _Selection:
+    """The state of a statement's selectors as they run left to right."""
+
+    base: StatementResult
+    table: Table
+    items: list
+    selected: bool = False  # a key was selected: items are Values, not Rows
+    sliced: bool = False
+    stop: bool = False  # a key no row has: the whole rows are reported, later selectors skipped
+    final: StatementResult | None = None  # ["len"] decided the result
+
+
+# dispatch tables: one handler per node type (jmespath's visitor)
+_HEADS = {Call: _Executor._call, Sort: _Executor._sort}
+_SELECTORS = {SelectKey: _Executor._select_key, Slice: _Executor._select_slice, Length: _Executor._select_length}
+_ARGUMENTS = {
+    Literal: lambda arg: arg.value,
+    Condition: lambda arg: (arg,),
+    ListArg: lambda arg: tuple(item if isinstance(item, Condition) else item.value for item in arg.items),
+}

@@ -112,7 +112,7 @@ class KGPathway:
             bounded = getattr(self.client, "bounded_by", None)
             with bounded(deadline) if bounded is not None else nullcontext():
                 result = execute(program, self.client, now=query.time, limits=self.limits, matcher=self.matcher,
-                                 deadline=deadline)
+                                 deadline=deadline, question=query.text)
         except KGError as exc:
             log.info("no KG evidence for %s: %s", query.interaction_id, exc)
             return []

@@ -1,18 +1,27 @@
 """Execution results as short English facts for the KG-answer prompt (db3 §3: "converted to natural language
 so that even if irrelevant information is extracted, the LLM may be aware of that and refuse to answer").
 
-Every fact names its entity and attribute, so the model can tell relevant from irrelevant:
+Every fact names its entity and attribute, and the filter it was computed under, so the model can tell
+relevant from irrelevant and a count is never mistaken for an unfiltered one:
 
     The release_date of Inception is 2010-07-15.
     The members of Coldplay are Chris Martin, Jonny Buckland, Guy Berryman and Will Champion.
     The number of cast members of Inception is 7.
+    The number of Oscar nominations of 'X' whose winner is true is 1.
+    The number of crew members of Y whose job is not Director is 7.
     The average close of daily prices of AAPL for 2024-02-01 to 2024-02-29 is 183.2 (over 20 values).
     Inception: title: Inception; release_date: 2010-07-15; budget: 160,000,000 (about 160 million); ...
+    No dividends of BLFN were found in the knowledge graph.
     No movie matching 'incepshun' was found.
 
-Long lists are summarised with their count ("The works of Coldplay (42 in total) include ..."), big numbers
-get a readable magnitude, and the whole list of facts is cut to `max_chars`. A program whose statements all
-came back empty yields no facts at all, so the pipeline skips the KG answer step and goes to the web.
+Numbers are written by `models.kg.format.format_number` (separators, rounding, magnitude in words), verbs
+agree with their nouns, long lists are summarised with their count, and the whole list of facts is cut
+to `max_chars`.
+
+Emptiness: a program whose last statement found its entity but no rows under its call and filter ("no
+dividends", "no game on that date") is evidence, and yields the fact saying so. A program that found
+nothing because its entity was not found or the attribute asked for is not recorded, that failed, or that
+was stopped by the budget, yields no facts at all, so the pipeline goes to the web.
 """
 from __future__ import annotations
 
@@ -21,10 +30,11 @@ from itertools import groupby
 from typing import Any
 
 from models.kg.executor import ExecutionResult, StatementResult
+from models.kg.format import format_number, verb
 from models.kg.language.ast import Sort
 
 _DATA_KINDS = ("rows", "values", "count", "average")
-_MAGNITUDES = ((1e12, "trillion"), (1e9, "billion"), (1e6, "million"))
+_CONDITION_WORDS = {"eq": "is", "neq": "is not", "ge": "is at least", "le": "is at most"}
 _MAX_VALUE_CHARS = 600
 _MAX_ROW_CHARS = 900
 
@@ -41,10 +51,21 @@ def verbalize(result: ExecutionResult, max_chars: int = 6000, max_items: int = 2
         The facts; [] when no statement found anything.
     """
     statements = [s for s in result.statements if not s.consumed]
-    if not any(s.kind in _DATA_KINDS for s in statements):
+    if not any(s.kind in _DATA_KINDS for s in statements) and not is_absence_evidence(result):
         return []
     facts = [fact for s in statements for fact in _statement_facts(s, max_items)]
     return _within(facts, max_chars)
+
+
+def is_absence_evidence(result: ExecutionResult) -> bool:
+    """Whether the program ran to its end and its last statement found its entity but no rows under its
+    call and filter (an empty answer the KG vouches for, unlike a name it could not find or an attribute it
+    does not record)."""
+    statements = [s for s in result.statements if not s.consumed]
+    if not statements or result.stopped:
+        return False
+    last = statements[-1]
+    return last.kind == "empty" and last.found and last.total == 0
 
 
 def _statement_facts(result: StatementResult, max_items: int) -> list[str]:
@@ -54,22 +75,44 @@ def _statement_facts(result: StatementResult, max_items: int) -> list[str]:
         "count": _count_facts,
         "average": _average_facts,
         "rows": _row_facts,
-        "empty": lambda r, _: [f"No {r.what} was found."] if r.what else [],
+        "empty": _empty_facts,
     }.get(result.kind, lambda r, _: [])(result, max_items)
     return header + facts + list(result.notes)
+
+
+def filter_phrase(conditions) -> str:
+    """Conditions as a relative clause: "whose job is not Director and year is at least 2000"."""
+    return "whose " + " and ".join(f"{c.key} {_CONDITION_WORDS[c.op]} {format_value(c.value.value)}"
+                                   for c in conditions)
+
+
+def _filtered(what: str, result: StatementResult) -> str:
+    """The table's noun phrase with the filter its rows were computed under (a sort states its own)."""
+    if not result.conditions or isinstance(result.statement.head, Sort):
+        return what
+    return f"{what} {filter_phrase(result.conditions)}"
+
+
+def _empty_facts(result: StatementResult, _: int) -> list[str]:
+    if not result.what:
+        return []
+    if not result.found:
+        return [f"No {result.what} was found."]
+    key = result.statement.key
+    if key is not None and result.total:  # the rows exist, the attribute asked for is empty
+        return [f"The {key} of the {_filtered(result.what, result)} {verb(key)} not recorded in the knowledge "
+                f"graph."]
+    what = _filtered(result.what, result)
+    return [f"No {what} {verb(what, singular='was', plural='were')} found in the knowledge graph."]
 
 
 def _sort_header(result: StatementResult) -> str:
     """What a sort line did, so "the first" in the facts that follow has a meaning."""
     sort = result.statement.head
-    kept = f" keeping those with {format_conditions(sort.conditions)}," if sort.conditions else ""
+    kept = f" keeping those {filter_phrase(sort.conditions)}," if sort.conditions else ""
     order = "descending" if sort.descending else "ascending"
-    return f"The {result.what} were sorted by {sort.key} ({order}),{kept} giving:"
-
-
-def format_conditions(conditions) -> str:
-    words = {"eq": "=", "neq": "!=", "ge": ">=", "le": "<="}
-    return " and ".join(f"{c.key} {words[c.op]} {format_value(c.value.value)}" for c in conditions)
+    return (f"The {result.what} {verb(result.what, singular='was', plural='were')} sorted by {sort.key} "
+            f"({order}),{kept} giving:")
 
 
 def _value_facts(result: StatementResult, max_items: int) -> list[str]:
@@ -81,7 +124,8 @@ def _value_facts(result: StatementResult, max_items: int) -> list[str]:
     for entity, key, values in groups[:max_items]:
         shown = [format_value(v) for v in values[:max_items]]
         if len(values) == 1:
-            facts.append(f"The {key} of {entity} is {shown[0]}." if shown[0] != entity else f"The {key} is {entity}.")
+            facts.append(f"The {key} of {entity} {verb(key)} {shown[0]}." if shown[0] != entity
+                         else f"The {key} {verb(key)} {entity}.")
         elif len(values) <= max_items:
             facts.append(f"The {key} of {entity} are {_join(shown)}.")
         else:
@@ -98,7 +142,7 @@ def _value_list(result: StatementResult, groups: list, max_items: int) -> str:
         text = format_value(value)
         items.append(text if text in entity else f"{text} ({entity})")
     more = f"; and {len(groups) - max_items} more" if len(groups) > max_items else ""
-    return f"The {groups[0][1]} of the {result.what}, in order: {'; '.join(items)}{more}."
+    return f"The {groups[0][1]} of the {_filtered(result.what, result)}, in order: {'; '.join(items)}{more}."
 
 
 def _count_facts(result: StatementResult, _: int) -> list[str]:
@@ -111,20 +155,22 @@ def _count_facts(result: StatementResult, _: int) -> list[str]:
         subject = f"{keys.pop()} values of {result.what}"
     else:
         subject = result.what
+    if result.conditions and not isinstance(result.statement.head, Sort):
+        subject = f"{subject} {filter_phrase(result.conditions)}"
     return [f"The number of {subject} is {format_value(result.number)}."]
 
 
 def _average_facts(result: StatementResult, _: int) -> list[str]:
     key = result.values[0].key if result.values else "value"
-    return [f"The average {key} of {result.what} is {format_value(result.number)} "
-            f"(over {len(result.values)} values)."]
+    return [f"The average {key} of {_filtered(result.what, result)} is {format_value(result.number)} "
+            f"(over {len(result.values)} value{'s' if len(result.values) != 1 else ''})."]
 
 
 def _row_facts(result: StatementResult, max_items: int) -> list[str]:
     facts = []
     shown = result.rows[:max_items]
     if result.total > len(shown):
-        facts.append(f"There are {result.total} {result.what}; the first {len(shown)} are listed.")
+        facts.append(f"There are {result.total} {_filtered(result.what, result)}; the first {len(shown)} are listed.")
     for entity, fields in shown:
         parts = [f"{k}: {format_value(v)}" for k, v in fields.items()
                  if v not in (None, "", [], {}) and format_value(v) != entity]
@@ -134,18 +180,9 @@ def _row_facts(result: StatementResult, max_items: int) -> list[str]:
 
 
 def format_value(value: Any) -> str:
-    """A value as text: whole floats without ".0", big numbers with their magnitude, lists joined."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
-        value = int(value)
-    if isinstance(value, int):
-        for size, word in _MAGNITUDES:
-            if abs(value) >= size:
-                return f"{value:,} (about {value / size:.3g} {word})"
-        return str(value)
-    if isinstance(value, float):
-        return f"{value:.4f}".rstrip("0").rstrip(".")
+    """A value as text: numbers by `format_number`, dates in ISO form, lists joined, long text cut."""
+    if isinstance(value, (bool, int, float)):
+        return format_number(value)
     if isinstance(value, date):
         return value.isoformat()
     if isinstance(value, (list, tuple)):

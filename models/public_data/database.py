@@ -2,7 +2,7 @@
 
 The repo ships small fixtures in the published layouts in `data/public/`; the default profile builds
 them into `.cache/` on first use (`ensure_database`), so a fresh clone needs no manual step and no
-binary is committed. The full datasets are built once by hand (`python -m models.public_data.build`).
+binary is committed. The full datasets are built once by hand (`python scripts/build_public_data.py`).
 
 A store records which folder it was built from and a fingerprint (name, size, mtime) of its files.
 `ensure_database` rebuilds an auto-built store when those files change, and never touches a store that
@@ -72,7 +72,7 @@ def ensure_database(cfg: PublicDataConfig) -> Path | None:
             return database
         else:
             log.warning("public-data database %s was not built by this version of the code; rebuild it "
-                        "with `python -m models.public_data.build`; the public-data pathway is skipped", database)
+                        "with `python scripts/build_public_data.py`; the public-data pathway is skipped", database)
             return None
     if src is None or not src.exists():
         log.warning("public-data database %s is missing and no source folder to build it from "

@@ -1,8 +1,8 @@
 """The router that needs no LLM call: sentence embeddings + a linear scikit-learn classifier.
 
 ElectricSheep found an SVM on query embeddings more accurate and far cheaper than in-context
-classification; here the embedder is the one the web pathway already loaded, so routing costs one
-batched `encode` of the queries. Design decisions:
+classification; here the embedder is the shared one (`models.embedder`, loaded once for every pathway), so
+routing costs one batched `encode` of the queries. Design decisions:
 - The artefact is a joblib file holding the fitted estimator plus a *fingerprint* of the embedder it was
   trained on (the embedding of a fixed probe sentence). Loading it next to a different embedder (another
   profile, another model) would silently produce garbage, so a mismatch is detected and the classifier is
@@ -110,6 +110,20 @@ def make_estimator(name: str):
     raise ValueError(f"unknown router estimator {name!r}; expected one of {list(ESTIMATORS)}")
 
 
+def compare_estimators(texts: list[str], labels: list[str], embedder, repeats: int = 5) -> dict[str, float]:
+    """Mean accuracy of every estimator under repeated stratified 5-fold cross-validation.
+
+    Returns:
+        `{estimator name: mean accuracy}`.
+    """
+    from sklearn.model_selection import RepeatedStratifiedKFold, cross_val_score
+
+    vectors = embedder.encode(texts, is_query=True)
+    folds = RepeatedStratifiedKFold(n_splits=5, n_repeats=repeats, random_state=0)
+    return {name: float(np.mean(cross_val_score(make_estimator(name), vectors, labels, cv=folds)))
+            for name in ESTIMATORS}
+
+
 @dataclass
 class DomainClassifier:
     """A fitted estimator plus the fingerprint of the embedder whose vectors it reads."""
@@ -130,6 +144,11 @@ class DomainClassifier:
         if not texts:
             return []
         return [str(label) for label in self.estimator.predict(embedder.encode(list(texts), is_query=True))]
+
+    def accuracy(self, texts: Sequence[str], labels: Sequence[str], embedder) -> float:
+        """Share of `texts` whose predicted domain equals the label."""
+        predicted = self.predict(texts, embedder)
+        return float(np.mean([p == g for p, g in zip(predicted, labels)])) if labels else 0.0
 
     def fits(self, embedder) -> bool:
         """Whether this classifier was trained on vectors of `embedder`."""
@@ -161,8 +180,12 @@ def _fingerprint(embedder) -> np.ndarray:
 
 
 def load_or_train(path: str | os.PathLike, embedder, training_data: Sequence[str],
-                  estimator: str = "logreg") -> DomainClassifier:
+                  estimator: str = "logreg", load=load_labelled_queries,
+                  what: str = "the domain router") -> DomainClassifier:
     """The classifier at `path`, (re)trained from `training_data` and cached there if missing or stale.
+
+    `load` reads `(texts, labels)` from `training_data`: domains by default; the attribute predictor
+    passes its static/dynamic loader (the classifier itself does not care what the labels are).
 
     Raises:
         RouterTrainingError: the artefact has to be trained and the training data is unusable.
@@ -176,11 +199,11 @@ def load_or_train(path: str | os.PathLike, embedder, training_data: Sequence[str
             log.warning("router artefact %s was trained on another embedder; retraining", path)
         except RouterTrainingError as exc:
             log.warning("%s; retraining", exc)
-    texts, labels = load_labelled_queries(training_data)
+    texts, labels = load(training_data)
     classifier = DomainClassifier.fit(texts, labels, embedder, estimator)
     classifier.save(path)
-    log.info("trained the domain router (%s) on %d queries %s and cached it at %s",
-             estimator, len(texts), dict(Counter(labels)), path)
+    log.info("trained %s (%s) on %d queries %s and cached it at %s",
+             what, estimator, len(texts), dict(Counter(labels)), path)
     return classifier
 
 

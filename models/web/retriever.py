@@ -32,10 +32,10 @@ from typing import Sequence
 import numpy as np
 
 from models.deadline import Deadline
+from models.embedder import Embedder
 from models.isolation import per_item
 from models.types import Chunk, Query
 from models.web.chunker import Chunker, Corpus
-from models.web.embedder import Embedder
 from models.web.extraction import BACKENDS, extract_page
 from models.web.lexical import bm25_scores
 from models.web.pages import PRESELECTORS, PageSelection, select_pages, snippet_document, snippet_text, unique_pages
@@ -85,14 +85,13 @@ class WebRetriever:
         self.last_stats = RetrievalStats()
 
     @classmethod
-    def from_config(cls, cfg, models_dir: str, embedder: Embedder | None = None) -> "WebRetriever":
-        """Builds the pathway from a `WebConfig`; reuses `embedder` when the caller already has one.
+    def from_config(cls, cfg, models_dir: str, embedder: Embedder) -> "WebRetriever":
+        """Builds the pathway from a `WebConfig` around the shared `embedder` (the profile's `embedder` section).
 
         Raises:
             ModelNotFoundError: a configured model folder is missing.
             ValueError: an unknown backend, preselector or reranker kind.
         """
-        embedder = embedder or Embedder.from_config(cfg.embedder, models_dir)
         return cls(cfg, embedder, make_reranker(cfg.reranker, models_dir, embedder))
 
     # ------------------------------------------------------------------ the batch

@@ -41,7 +41,8 @@ def test_summary_macro_average_breakdowns_router_sources_latency(run):
     assert "by_popularity" not in summary  # no v5 popularity in this data
     assert summary["router"] == {"accuracy": 0.5, "n": 2}
     assert summary["sources"] == {"web": 3, "kg": 2, "llm": 1}
-    assert summary["decided_by"] == {"exact": 2, "idk-rule": 2, "unjudged": 1, "judge": 1}
+    assert summary["decided_by"] == {"exact": 2, "idk-rule": 2, "unjudged": 1, "local": 1}
+    assert summary["official"] is None
     assert summary["n_unjudged"] == 1 and "counted as hallucinations" in summary["scoring_note"]
     assert summary["latency"]["n"] == 5 and summary["latency"]["n_over_budget"] == 1
     assert summary["latency"]["median_s"] == 3.0 and summary["latency"]["max_s"] == 40.0
@@ -78,3 +79,20 @@ def test_latency_percentiles():
     stats = latency_stats([float(x) for x in range(1, 101)] + [None, float("nan")])
     assert (stats["n"], stats["median_s"], stats["p95_s"], stats["max_s"], stats["n_over_budget"]) == (
         100, 50.5, 95.0, 100.0, 70)
+
+
+def test_official_numbers_are_reported_beside_the_chosen_judge(run, tmp_path):
+    records, verdicts = run
+    official = [verdict("hallucination", "unjudged") if v.decided_by.startswith("judge") else v for v in verdicts]
+    normalized = [verdict("correct", "judge:normalized") if v.decided_by == "judge:local" else v for v in verdicts]
+    summary = summarize(records, normalized, judge="normalized", trim="rule", official=official,
+                        official_judge="rules")
+    assert summary["decided_by"] == {"exact": 2, "idk-rule": 2, "unjudged": 1, "normalized": 1}
+    assert summary["official"]["judge"] == "rules" and summary["official"]["n_unjudged"] == 2
+    assert summary["official"]["metrics"]["n_correct"] == 2 and summary["metrics"]["n_correct"] == 3
+    report = write_report(summary, tmp_path)["report"].read_text()
+    assert "## Metrics (V3 rules, judge: normalized)" in report
+    assert "## Official V3 metrics (exact and invalid rules + judge: rules)" in report
+    assert "Unjudged (counted as hallucinations): 2; decided by: exact 2, unjudged 2, idk-rule 2" in report
+    with pytest.raises(ValueError):
+        summarize(records, normalized, judge="normalized", trim="rule", official=official[:2])

@@ -264,6 +264,10 @@ class FakeKG:
         self._log("music_grammy_get_best_artist_by_year", year)
         return [g["nominee"] for g in GRAMMY if g["year"] == year and g["category"] == "Best New Artist"]
 
+    def music_grammy_get_all_awarded_artists(self):
+        self._log("music_grammy_get_all_awarded_artists")
+        return list(dict.fromkeys(g["nominee"] for g in GRAMMY if g["category"] == "Best New Artist"))
+
     def music_grammy_get_award_count_by_artist(self, artist_name):
         self._log("music_grammy_get_award_count_by_artist", artist_name)
         return sum(artist_name in g[c] for g in GRAMMY for c in ("nominee", "artist", "workers"))

@@ -74,3 +74,74 @@ def test_the_kg_package_has_no_eval_exec_or_compile_calls():
                     "eval", "exec", "compile", "__import__"):
                 offenders.append(f"{path.name}:{node.lineno}")
     assert offenders == []
+
+
+# ---------------------------------------------------------------------- the lexer's number path
+_DIGITS = st.text(alphabet="0123456789", min_size=1, max_size=5000)
+_NUMBERS = st.one_of(_DIGITS, st.builds(lambda a, b: f"{a}.{b}", _DIGITS, st.text(alphabet="0123456789",
+                                                                                   max_size=50)))
+_NUMBER_SLOTS = ("get_movie_by_id({})", 'get_movie("a", ge(year, {}))', 'get_movie("a")[:{}]',
+                 'get_movie("a", eq(rating, -{}))', "get_movie_by_id({}")
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_NUMBERS, st.sampled_from(_NUMBER_SLOTS))
+def test_any_number_in_a_program_compiles_or_raises_kg_error(number, slot):
+    text = slot.format(number)
+    _check(text, "movie")
+    for cut in (len(text) // 2, len(text) - 1):  # cut inside the number, too
+        assert isinstance(CHECKERS["movie"].is_valid_prefix(text[:cut]), bool)
+
+
+def test_a_number_over_python_int_digit_limit_is_a_positioned_syntax_error():
+    from models.kg.language.errors import KGSyntaxError
+
+    text = "get_movie_by_id(" + "9" * 5000 + ")"
+    with pytest.raises(KGSyntaxError) as caught:
+        compile_program(text, "movie")
+    assert caught.value.position == len("get_movie_by_id(")
+    assert CHECKERS["movie"].is_valid_prefix(text) is False
+    assert CHECKERS["movie"].is_valid_prefix("get_movie_by_id(" + "9" * 40) is True
+
+
+# ---------------------------------------------------------------------- the prefix checker
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(program_texts, st.sampled_from(DOMAINS))
+def test_every_prefix_of_a_valid_prefix_is_valid(text, domain):
+    checker = CHECKERS[domain]
+    if checker.is_valid_prefix(text):
+        for cut in range(len(text)):
+            assert checker.is_valid_prefix(text[:cut]), text[:cut]
+
+
+# ---------------------------------------------------------------------- time expressions
+_TIME_WORDS = ["past", "last", "next", "previous", "coming", "this", "recent", "9999", "10000", "1", "0", "99999",
+               "day", "days", "week", "weeks", "month", "months", "year", "years", "friday", "today", "yesterday",
+               "tomorrow", "latest", "ipo", "-", "/", " ", "9999-12-31", "0001-01-01", "2024-02-30", "12/31/9999",
+               "december", "9999", "february", "29,"]
+_times = st.one_of(st.lists(st.sampled_from(_TIME_WORDS), max_size=5).map(" ".join),
+                   st.text(alphabet=st.sampled_from(list("0123456789-/ abcdefklmnoprstuwy")), max_size=30))
+_nows = st.one_of(st.none(), st.datetimes())
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_times, _nows)
+def test_any_time_expression_resolves_or_raises_kg_value_error(text, now):
+    from models.kg.language.errors import KGValueError
+    from models.kg.language.timeexpr import TimeSpan, resolve_time
+
+    try:
+        span = resolve_time(text, now)
+    except KGValueError:
+        return
+    assert isinstance(span, TimeSpan)
+
+
+def test_an_out_of_calendar_time_costs_one_statement_not_the_program(fake, now):
+    from models.kg.executor import execute
+
+    program = compile_program('get_stock_price("aapl", "past 9999 years")["close"]\n'
+                              'get_stock_price("aapl", "2024-02-27")["close"]', "finance")
+    first, second = execute(program, fake, now=now).statements
+    assert first.kind == "error" and "outside the calendar" in first.error
+    assert [v.value for v in second.values] == [182.63]

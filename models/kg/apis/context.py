@@ -10,6 +10,7 @@ a 422 for a malformed argument) has rejected one input, not gone away: that call
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Sequence, TypeVar
@@ -21,6 +22,7 @@ from models.kg.language.errors import KGApiError, KGLimitError, KGValueError
 from models.kg.language.timeexpr import TimeSpan, resolve_time
 
 T = TypeVar("T")
+_YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
 log = logging.getLogger(__name__)
 
 
@@ -71,18 +73,30 @@ class CallContext:
         now: the query time (None when the query had none).
         matcher: picks entities among search candidates.
         all_matches: the statement has `ALL`.
+        question: the question's text, for clues beyond the program (a year that tells two films of the
+            same title apart); "" when unknown.
     """
 
     api: BudgetedAPI
     now: datetime | None
     matcher: EntityMatcher
     all_matches: bool = False
+    question: str = ""
 
-    def pick(self, query: str, candidates: Sequence[T] | None, names=None) -> list[T]:
+    def pick(self, query: str, candidates: Sequence[T] | None, names=None, prefer=None) -> list[T]:
         """The candidates the program's name refers to (every match with ALL, else the best one)."""
         if not isinstance(candidates, (list, tuple)):
             return []
-        return self.matcher.pick(query, candidates, names, all_matches=self.all_matches)
+        return self.matcher.pick(query, candidates, names, all_matches=self.all_matches, prefer=prefer)
+
+    def question_years(self) -> set[int]:
+        """Four-digit years (1900-2099) the question names."""
+        return {int(y) for y in _YEAR.findall(self.question or "")}
+
+    def check_deadline(self) -> None:
+        """Raises KGLimitError once the batch deadline has passed (for local work between API calls)."""
+        if self.api.deadline is not None and self.api.deadline.expired():
+            raise KGLimitError("the batch deadline has passed")
 
     def time(self, expression: str) -> TimeSpan:
         """A time expression resolved against the query time (raises KGValueError if unknown)."""

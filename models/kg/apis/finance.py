@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from typing import Any, Iterator
 
 from models.kg.apis.context import CallContext
-from models.kg.apis.records import Row, Table
+from models.kg.apis.records import LazyRecord, Row, Table
 from models.kg.apis.registry import kg_function
 from models.kg.language.signature import CONDITIONS, TEXT, ArgKind, Param
 from models.kg.language.timeexpr import TimeSpan, parse_date
@@ -53,7 +53,7 @@ def get_stock_price(ctx: CallContext, company: str, time: str, end_time: str | N
     found = _fetch(ctx, company, "finance_get_price_history")
     what = f"daily prices of {found[1] if found else repr(company)} for {span.describe()}"
     if found is None:
-        return Table((), what)
+        return Table((), what, found=False)
     ticker, label, history = found
     days = sorted((day, bar) for day, bar in ((parse_date(k), v) for k, v in history.items())
                   if day and isinstance(bar, dict))
@@ -73,8 +73,10 @@ def get_stock_dividend(ctx: CallContext, company: str, condition=()) -> Table:
     """get_stock_dividend(company, condition)[key]: one row per dividend with date and dividend (per share),
     oldest first; filter with e.g. [ge(date, "2024-01-01"), le(date, "2024-03-31")]."""
     found = _fetch(ctx, company, "finance_get_dividends_history")
-    if found is None:
-        return Table((), f"dividends of {company!r}")
+    if found is None:  # no dividend history: a company the KG knows (it has prices) has paid none
+        known = _fetch(ctx, company, "finance_get_price_history")
+        label = known[1] if known else repr(company)
+        return Table((), f"dividends of {label}", found=known is not None)
     ticker, label, history = found
     dated = sorted((day, amount) for day, amount in ((parse_date(k), v) for k, v in history.items()) if day)
     rows = tuple(Row({"ticker": ticker, "date": day.isoformat(), "dividend": amount}, f"{ticker} on {day.isoformat()}",
@@ -106,9 +108,46 @@ def get_stock_info(ctx: CallContext, company: str) -> Table:
     dividendYield, trailingPE, previousClose, fiftyTwoWeekHigh, ... (yfinance names)."""
     found = _fetch(ctx, company, "finance_get_info")
     if found is None or not isinstance(found[2], dict):
-        return Table((), f"company profile of {company!r}")
+        return Table((), f"company profile of {company!r}", found=False)
     ticker, label, info = found
     return Table((Row(dict(info), label, "symbol"),), f"company profile of {label}", aliases=_INFO_ALIASES)
+
+
+@kg_function("finance", Param("company", TEXT))
+def get_company_names(ctx: CallContext, company: str) -> Table:
+    """get_company_names(company)[key]: the listed companies whose name the search finds (name, ticker),
+    best match first; count them with ["len"]."""
+    names = ctx.api.call("finance_get_company_name", company.strip())
+    names = [n for n in names if isinstance(n, str) and n] if isinstance(names, list) else []
+    best = ctx.matcher.pick(company, names)
+    ordered = best + [n for n in names if n not in best]
+    rows = tuple(Row(LazyRecord({"name": name}, {"ticker": lambda name=name: ctx.api.call(
+        "finance_get_ticker_by_name", name)}), name, "ticker") for name in ordered)
+    return Table(rows, f"company names matching {company!r}", aliases=_INFO_ALIASES, found=bool(rows))
+
+
+@kg_function("finance", Param("company", TEXT), Param("time", _TIME),
+             Param("end_time", _OPTIONAL_TIME, required=False))
+def get_stock_minute_prices(ctx: CallContext, company: str, time: str, end_time: str | None = None) -> Table:
+    """get_stock_minute_prices(company, time, end_time)[key]: one-minute bars (date, time, open, high, low,
+    close, volume) of the last five trading days within the time; count or average them."""
+    span = ctx.time(time)
+    if end_time is not None:
+        span = TimeSpan(span.start, ctx.time(end_time).end)
+    found = _fetch(ctx, company, "finance_get_detailed_price_history")
+    what = f"one-minute prices of {found[1] if found else repr(company)} for {span.describe()}"
+    if found is None:
+        return Table((), what, found=False)
+    ticker = found[0]
+    cutoff = ctx.now + _EASTERN_MINUS_PACIFIC if ctx.now else None  # nothing after the question was asked
+    bars = [(stamp, bar) for stamp, bar in _minute_bars(ctx, ticker)
+            if span.contains(stamp.date()) and (cutoff is None or stamp <= cutoff)]
+    if span.pick != "all" and bars:  # "latest": the newest day's bars, not one bar
+        day = bars[-1][0].date() if span.pick == "last" else bars[0][0].date()
+        bars = [(stamp, bar) for stamp, bar in bars if stamp.date() == day]
+    rows = tuple(Row(_bar_fields(ticker, stamp.date().isoformat(), bar, stamp.strftime("%H:%M EST")),
+                     f"{ticker} at {stamp:%Y-%m-%d %H:%M} EST", "ticker") for stamp, bar in bars)
+    return Table(rows, what, aliases=_PRICE_ALIASES)
 
 
 # ---------------------------------------------------------------------- helpers
@@ -136,7 +175,7 @@ def _fetch(ctx: CallContext, company: str, method: str) -> tuple[str, str, Any] 
 def _metric(ctx: CallContext, company: str, method: str, field: str) -> Table:
     found = _fetch(ctx, company, method)
     if found is None:
-        return Table((), f"{field} of {company!r}")
+        return Table((), f"{field} of {company!r}", found=False)
     ticker, label, value = found
     return Table((Row({"ticker": ticker, field: value}, label, "ticker"),), f"{field} of {label}",
                  aliases=_METRIC_ALIASES)
@@ -164,7 +203,7 @@ def _minute_bars(ctx: CallContext, ticker: str) -> list[tuple[datetime, dict]]:
 def _latest_price(ctx: CallContext, company: str) -> Table:
     found = _fetch(ctx, company, "finance_get_detailed_price_history")
     if found is None:
-        return Table((), f"latest price of {company!r}")
+        return Table((), f"latest price of {company!r}", found=False)
     ticker, label = found[0], found[1]
     bars = _minute_bars(ctx, ticker)  # cached: the same call as _fetch made
     cutoff = ctx.now + _EASTERN_MINUS_PACIFIC if ctx.now else None

@@ -5,6 +5,7 @@
     get_movie_person_cast(movie, person, cond)  SELECT * FROM cast  WHERE movie AND person AND cond
     get_movie_person_crew(movie, person, cond)  SELECT * FROM crew  WHERE ...
     get_movie_person_oscar(movie, person, cond) SELECT * FROM oscar WHERE ... (neither: the year from cond)
+    get_movie_by_id(id), get_person_by_id(id)   SELECT * FROM movie/person WHERE id = id
 
 Routes: `movie/get_movie_info` and `get_person_info` (BM25 top 10, then `EntityMatcher`), the `_by_id`
 routes for a person's movies (lazily, one call per movie actually read), `get_year_info` for Oscars of a
@@ -26,6 +27,7 @@ from models.kg.language.values import condition_value, normalize_text
 
 OSCAR_DATA_YEARS = (1990, 2021)  # the official get_year_info answers only these years (else a 500)
 _PEOPLE = OPTIONAL_TEXT | {ArgKind.STRINGS}  # one person, or a list whose movies must all be shared
+_ID = frozenset({ArgKind.NUMBER, ArgKind.STRING, ArgKind.STAR})  # a KG id, written as a number or a string
 _MOVIE_ALIASES = {"runtime": "length", "duration": "length", "minutes": "length", "movie name": "title",
                   "name": "title", "movie": "title", "director": "directors", "genre": "genres",
                   "language": "original_language", "box office": "revenue", "gross": "revenue", "score": "rating",
@@ -55,25 +57,51 @@ _GENDERS = {"male": "male", "man": "male", "actor": "male", "m": "male", "2": "m
 def get_movie(ctx: CallContext, movie_name: str, condition: tuple[Condition, ...] = ()) -> Table:
     """get_movie(movie_name, condition)[key]: title, release_date, year, original_title, original_language,
     budget, revenue, rating, length, genres, directors."""
-    movies = ctx.pick(movie_name, ctx.api.call("movie_get_movie_info", movie_name), _movie_names)
+    found = ctx.api.call("movie_get_movie_info", movie_name)
+    clue = _year_clue(ctx, condition)
+    movies = ctx.pick(movie_name, found, _movie_names, clue)
     rows = [Row(_movie_fields(m), _movie_title(m), "title") for m in movies]
-    return Table(tuple(rows), f"movie matching {movie_name!r}", aliases=_MOVIE_ALIASES)
+    notes = _same_title_note(movies, found) if len(movies) == 1 and clue is None else ()
+    return Table(tuple(rows), f"movie matching {movie_name!r}", notes=notes, aliases=_MOVIE_ALIASES,
+                 found=bool(rows))
+
+
+def _same_title_note(picked: list[dict], candidates) -> tuple[str, ...]:
+    """Several films share the chosen title and nothing told them apart: say so, so the answer can hedge."""
+    title = normalize_text(_movie_title(picked[0]))
+    twins = [m for m in candidates if isinstance(m, dict) and normalize_text(_movie_title(m)) == title]
+    if len(twins) < 2:
+        return ()
+    years = ", ".join(str(_year(m.get("release_date")) or "year unknown") for m in twins)
+    return (f"{len(twins)} movies are titled {_movie_title(picked[0])} (released {years}); the one released "
+            f"{_year(picked[0].get('release_date')) or 'in an unknown year'} is shown.",)
 
 
 @kg_function("movie", Param("person_name", TEXT), Param("condition", CONDITIONS, required=False), searches=True)
 def get_person(ctx: CallContext, person_name: str, condition: tuple[Condition, ...] = ()) -> Table:
     """get_person(person_name, condition)[key]: name, birthday, age, acted_movie_count, directed_movie_count,
     oscar_nominations, oscar_wins."""
-    rows = []
-    for person in _people(ctx, person_name):
-        awards = [a for a in person.get("oscar_awards") or [] if isinstance(a, dict)]
-        fields = {"name": person.get("name"), "birthday": person.get("birthday"),
-                  "age": _age(person.get("birthday"), ctx),
-                  "acted_movie_count": len(person.get("acted_movies") or []),
-                  "directed_movie_count": len(person.get("directed_movies") or []),
-                  "oscar_nominations": len(awards), "oscar_wins": sum(bool(a.get("winner")) for a in awards)}
-        rows.append(Row(fields, str(person.get("name")), "name"))
-    return Table(tuple(rows), f"person matching {person_name!r}", aliases=_PERSON_ALIASES)
+    people = _people(ctx, person_name)
+    rows = [_person_row(person, ctx) for person in people]
+    return Table(tuple(rows), f"person matching {person_name!r}", aliases=_PERSON_ALIASES, found=bool(people))
+
+
+@kg_function("movie", Param("movie_id", _ID))
+def get_movie_by_id(ctx: CallContext, movie_id) -> Table:
+    """get_movie_by_id(movie_id)[key]: the movie with that KG id (the same keys as get_movie, and id)."""
+    number = _as_id(movie_id)
+    movie = ctx.api.call("movie_get_movie_info_by_id", number) if number is not None else None
+    rows = (Row(_movie_fields(movie), _movie_title(movie), "title"),) if isinstance(movie, dict) else ()
+    return Table(rows, f"movie with id {movie_id}", aliases=_MOVIE_ALIASES, found=bool(rows))
+
+
+@kg_function("movie", Param("person_id", _ID))
+def get_person_by_id(ctx: CallContext, person_id) -> Table:
+    """get_person_by_id(person_id)[key]: the person with that KG id (the same keys as get_person, and id)."""
+    number = _as_id(person_id)
+    person = ctx.api.call("movie_get_person_info_by_id", number) if number is not None else None
+    rows = (_person_row(person, ctx),) if isinstance(person, dict) else ()
+    return Table(rows, f"person with id {person_id}", aliases=_PERSON_ALIASES, found=bool(rows))
 
 
 @kg_function("movie", Param("movie_name", OPTIONAL_TEXT), Param("person_name", _PEOPLE),
@@ -81,8 +109,9 @@ def get_person(ctx: CallContext, person_name: str, condition: tuple[Condition, .
 def get_movie_person_cast(ctx: CallContext, movie_name: str | None, person_name, condition=()) -> Table:
     """get_movie_person_cast(movie_name, person_name, condition)[key]: cast rows with movie_name, year,
     release_date, name, character, gender, order; a list of people = the movies they share."""
-    rows, what = _role_rows(ctx, "cast", movie_name, person_name)
-    return Table(tuple(rows), what, aliases=_ROLE_ALIASES, equals={"character": _same_role, "gender": _same_gender})
+    rows, what, found = _role_rows(ctx, "cast", movie_name, person_name, condition)
+    return Table(tuple(rows), what, aliases=_ROLE_ALIASES, equals={"character": _same_role, "gender": _same_gender},
+                 found=found)
 
 
 @kg_function("movie", Param("movie_name", OPTIONAL_TEXT), Param("person_name", _PEOPLE),
@@ -90,8 +119,8 @@ def get_movie_person_cast(ctx: CallContext, movie_name: str | None, person_name,
 def get_movie_person_crew(ctx: CallContext, movie_name: str | None, person_name, condition=()) -> Table:
     """get_movie_person_crew(movie_name, person_name, condition)[key]: crew rows with movie_name, year,
     release_date, name, job (e.g. eq(job, "director")); a person alone = the movies they directed."""
-    rows, what = _role_rows(ctx, "crew", movie_name, person_name)
-    return Table(tuple(rows), what, aliases=_ROLE_ALIASES)
+    rows, what, found = _role_rows(ctx, "crew", movie_name, person_name, condition)
+    return Table(tuple(rows), what, aliases=_ROLE_ALIASES, found=found)
 
 
 @kg_function("movie", Param("movie_name", OPTIONAL_TEXT), Param("person_name", OPTIONAL_TEXT),
@@ -119,10 +148,34 @@ def get_movie_person_oscar(ctx: CallContext, movie_name: str | None, person_name
               if isinstance(a, dict)]
     unique = {tuple(sorted((k, str(v)) for k, v in a.items())): a for a in awards}.values()
     rows = [Row(_oscar_fields(a), _oscar_label) for a in unique]
-    return Table(tuple(rows), what, aliases=_OSCAR_ALIASES, equals={"category": _same_category})
+    return Table(tuple(rows), what, aliases=_OSCAR_ALIASES, equals={"category": _same_category},
+                 found=any(isinstance(owner, dict) for owner in owners))
 
 
 # ---------------------------------------------------------------------- records
+def _person_row(person: dict, ctx: CallContext) -> Row:
+    awards = [a for a in person.get("oscar_awards") or [] if isinstance(a, dict)]
+    fields = {"name": person.get("name"), "id": _id_text(person.get("id")), "birthday": person.get("birthday"),
+              "age": _age(person.get("birthday"), ctx),
+              "acted_movie_count": len(person.get("acted_movies") or []),
+              "directed_movie_count": len(person.get("directed_movies") or []),
+              "oscar_nominations": len(awards), "oscar_wins": sum(bool(a.get("winner")) for a in awards)}
+    return Row(fields, str(person.get("name")), "name")
+
+
+def _id_text(value: Any) -> str | None:
+    """An id as text, so facts print it as written ("27205", never "27,205")."""
+    return None if value is None or isinstance(value, bool) else str(value)
+
+
+def _as_id(value: Any) -> int | None:
+    try:
+        number = float(str(value).strip())
+    except ValueError:
+        return None
+    return int(number) if number.is_integer() else None
+
+
 def _movie_names(movie: dict) -> tuple:
     return (movie.get("title"), movie.get("original_title")) if isinstance(movie, dict) else ()
 
@@ -135,7 +188,8 @@ def _movie_fields(movie: dict) -> dict:
     release = movie.get("release_date") or None
     crew = [c for c in movie.get("crew") or [] if isinstance(c, dict)]
     return {
-        "title": movie.get("title"), "original_title": movie.get("original_title"), "release_date": release,
+        "title": movie.get("title"), "id": _id_text(movie.get("id")), "original_title": movie.get("original_title"),
+        "release_date": release,
         "year": _year(release), "original_language": movie.get("original_language"), "budget": movie.get("budget"),
         "revenue": movie.get("revenue"), "rating": movie.get("rating"), "length": movie.get("length"),
         "genres": [g.get("name") if isinstance(g, dict) else g for g in movie.get("genres") or []],
@@ -143,19 +197,22 @@ def _movie_fields(movie: dict) -> dict:
     }
 
 
-def _role_rows(ctx: CallContext, table: str, movie_name: str | None, person_name) -> tuple[list[Row], str]:
+def _role_rows(ctx: CallContext, table: str, movie_name: str | None, person_name,
+               conditions: tuple[Condition, ...] = ()) -> tuple[list[Row], str, bool]:
     """Rows of the CAST or CREW join: a movie's entries (narrowed to the named people), or a person's movies
-    (acted in for cast, directed for crew)."""
+    (acted in for cast, directed for crew); with the noun phrase and whether the movie/people were found."""
     if movie_name:
-        movie = _one_movie(ctx, movie_name)
+        movie = _one_movie(ctx, movie_name, conditions)
         rows = [_role_row(movie, entry, table) for entry in (movie or {}).get(table) or []]
         return _only_people(ctx, rows, person_name), f"{table} members of " + (
-            _movie_title(movie) if movie else repr(movie_name))
+            _movie_title(movie) if movie else repr(movie_name)), movie is not None
     if not person_name:
         raise KGValueError(f"get_movie_person_{table}() needs a movie or a person")
+    wanted = [person_name] if isinstance(person_name, str) else list(person_name)
     rows, names = _movies_of_people(ctx, person_name, "acted_movies" if table == "cast" else "directed_movies", table)
     who = " and ".join(names) or repr(person_name)
-    return rows, f"movies with {who} in the cast" if table == "cast" else f"movies directed by {who}"
+    what = f"movies with {who} in the cast" if table == "cast" else f"movies directed by {who}"
+    return rows, what, len(names) == len(wanted)
 
 
 def _role_row(movie: dict, entry: dict, table: str) -> Row:
@@ -185,9 +242,24 @@ def _oscar_label(fields) -> str:
 
 
 # ---------------------------------------------------------------------- lookups
-def _one_movie(ctx: CallContext, movie_name: str) -> dict | None:
-    picked = ctx.matcher.pick(movie_name, ctx.api.call("movie_get_movie_info", movie_name) or [], _movie_names)
+def _one_movie(ctx: CallContext, movie_name: str, conditions: tuple[Condition, ...] = ()) -> dict | None:
+    picked = ctx.matcher.pick(movie_name, ctx.api.call("movie_get_movie_info", movie_name) or [], _movie_names,
+                              prefer=_year_clue(ctx, conditions))
     return picked[0] if picked else None
+
+
+def _year_clue(ctx: CallContext, conditions: tuple[Condition, ...]):
+    """Which of several same-title films is meant: the one whose release year meets the call's year
+    conditions, else one released in a year the question names; None without such a clue."""
+    on_year = tuple(c for c in conditions if isinstance(c, Condition) and normalize_text(c.key) in ("year",
+                                                                                                     "release year"))
+    if on_year:
+        return lambda movie: bool(Table((Row({"year": _year(movie.get("release_date"))}, ""),), "").where(
+            on_year, ctx.now).rows)
+    years = ctx.question_years()
+    if years:
+        return lambda movie: _year(movie.get("release_date")) in years
+    return None
 
 
 def _people(ctx: CallContext, person_name: str) -> list[dict]:
@@ -202,7 +274,10 @@ def _movies_of_people(ctx: CallContext, person_name, id_field: str, table: str) 
                                                       lambda p: (p.get("name"),)) for n in names) if found]
     if len(people) < len(names):
         return [], [str(p.get("name")) for p in people]
-    shared = [i for i in people[0].get(id_field) or [] if all(i in (p.get(id_field) or []) for p in people[1:])]
+    others = [_id_set(p.get(id_field)) for p in people[1:]]  # sets: O(n + m), not a list scan per id
+    ctx.check_deadline()
+    shared = [i for i in _id_list(people[0].get(id_field)) if all(i in ids for ids in others)]
+    ctx.check_deadline()
     display = [str(p.get("name")) for p in people]
     rows = [_lazy_role_row(ctx, movie_id, people[0], table, " and ".join(display)) for movie_id in shared]
     return rows, display
@@ -227,6 +302,17 @@ def _lazy_role_row(ctx: CallContext, movie_id: int, person: dict, table: str, wh
     if table == "cast":
         return Row(fields, lambda f: f"{who} in {f['movie_name']}", "movie_name")
     return Row(fields, lambda f: f"{f['movie_name']} directed by {who}", "movie_name")
+
+
+def _id_list(ids: Any) -> list:
+    """A person's movie ids in order, without duplicates or unhashable junk."""
+    if not isinstance(ids, (list, tuple)):
+        return []
+    return list(dict.fromkeys(i for i in ids if isinstance(i, (int, str))))
+
+
+def _id_set(ids: Any) -> set:
+    return set(_id_list(ids))
 
 
 def _only_people(ctx: CallContext, rows: list[Row], person_name) -> list[Row]:

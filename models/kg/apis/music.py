@@ -31,19 +31,21 @@ _BILLBOARD_ATTRIBUTES = ("rank", "rank_last_week", "weeks_in_chart", "top_positi
 @kg_function("music", Param("artist_name", TEXT), searches=True)
 def get_person(ctx: CallContext, artist_name: str) -> Table:
     """get_person(artist_name)[key]: name, birth_place (country code), birth_date, members, lifespan, works."""
-    return Table(_searched_rows(ctx, "music_search_artist_entity_by_name", artist_name, {
+    rows = _searched_rows(ctx, "music_search_artist_entity_by_name", artist_name, {
         "birth_place": "music_get_artist_birth_place", "birth_date": "music_get_artist_birth_date",
         "members": "music_get_members", "lifespan": "music_get_lifespan", "works": "music_get_artist_all_works",
-    }), f"artist matching {artist_name!r}", aliases=_ARTIST_ALIASES)
+    })
+    return Table(rows, f"artist matching {artist_name!r}", aliases=_ARTIST_ALIASES, found=bool(rows))
 
 
 @kg_function("music", Param("song_name", TEXT), searches=True)
 def get_song(ctx: CallContext, song_name: str) -> Table:
     """get_song(song_name)[key]: name, author, release_country, release_date."""
-    return Table(_searched_rows(ctx, "music_search_song_entity_by_name", song_name, {
+    rows = _searched_rows(ctx, "music_search_song_entity_by_name", song_name, {
         "author": "music_get_song_author", "release_country": "music_get_song_release_country",
         "release_date": "music_get_song_release_date",
-    }), f"song matching {song_name!r}", aliases=_SONG_ALIASES)
+    })
+    return Table(rows, f"song matching {song_name!r}", aliases=_SONG_ALIASES, found=bool(rows))
 
 
 @kg_function("music", Param("artist_name", TEXT))
@@ -77,6 +79,15 @@ def get_grammy_year(ctx: CallContext, year) -> Table:
     })
     return Table((Row(fields, f"the {number} Grammy Awards", "year"),), f"Grammy winners of {number}",
                  aliases=_YEAR_ALIASES)
+
+
+@kg_function("music")
+def get_grammy_best_new_artists(ctx: CallContext) -> Table:
+    """get_grammy_best_new_artists()[key]: every artist of the KG's Best New Artist Grammy records (name)."""
+    names = ctx.api.call("music_grammy_get_all_awarded_artists")
+    rows = tuple(Row({"name": name}, name, "name") for name in (names if isinstance(names, list) else ())
+                 if isinstance(name, str) and name)
+    return Table(rows, "Best New Artist Grammy artists", found=isinstance(names, list))
 
 
 @kg_function("music", Param("rank", _RANK), Param("date", _DATE, required=False))

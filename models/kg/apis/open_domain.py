@@ -33,7 +33,7 @@ def get_open(ctx: CallContext, entity: str) -> Table:
         record = ctx.api.call("open_get_entity", name)
         if isinstance(record, dict):
             rows.append(Row(_fields(name, record), name, "name"))
-    return Table(tuple(rows), f"entity matching {entity!r}", aliases=_OPEN_ALIASES)
+    return Table(tuple(rows), f"entity matching {entity!r}", aliases=_OPEN_ALIASES, found=bool(rows))
 
 
 def _fields(name: str, record: dict) -> dict:

@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from models.kg.language.ast import Condition
+from models.kg.language.errors import KGLimitError
 from models.kg.language.values import StringEquals, condition_value, normalize_text, satisfies, sort_value, typed
 
 
@@ -44,6 +45,10 @@ class LazyRecord(Mapping):
             loader = self._loaders[key]  # KeyError for unknown keys, as a Mapping must
             self._values[key] = loader()
         return self._values[key]
+
+    def __contains__(self, key: object) -> bool:
+        # Mapping's default reads the value, i.e. makes the API call; a key test must never do that
+        return key in self._values or key in self._loaders
 
     def __iter__(self) -> Iterator[str]:
         yield from self._values
@@ -87,6 +92,10 @@ class Table:
         notes: facts about how the rows were obtained ("no trading on 2024-02-24; ...").
         aliases: normalised asked key -> field name, for this function's vocabulary.
         equals: field -> string equality used by `eq`/`neq` (aliases of Oscar categories, ...).
+        found: False when the entity the call names (a movie, a ticker, an artist) was not found: the table
+            is empty for want of an entity, which says nothing about the world.
+        stopped: set when `where` or `sorted_by` ran out of call budget or time part-way (the rows read
+            so far are kept).
     """
 
     rows: tuple[Row, ...]
@@ -95,6 +104,8 @@ class Table:
     notes: tuple[str, ...] = ()
     aliases: Mapping[str, str] = field(default_factory=dict)
     equals: Mapping[str, StringEquals] = field(default_factory=dict)
+    found: bool = True  # the entity the call names was found (an empty table is then evidence of absence)
+    stopped: str = ""  # why filtering or sorting stopped early (the call budget or the deadline); "" = it did not
 
     @property
     def size(self) -> int:
@@ -106,12 +117,25 @@ class Table:
         return replace(self, rows=self.rows[:max_rows], total=self.size)
 
     def where(self, conditions: Sequence[Condition], now: datetime | None) -> "Table":
-        """The rows satisfying every condition (typed comparison; a missing field fails)."""
+        """The rows satisfying every condition (typed comparison; a missing field fails).
+
+        When reading a lazy field hits the call budget or the deadline, the rows checked so far are kept,
+        `stopped` says why, and a note says how many rows were left unchecked.
+        """
         if not conditions:
             return self
         wanted = [(c, condition_value(c.value, now)) for c in conditions]
-        kept = tuple(r for r in self.rows if all(self._holds(r, c, w) for c, w in wanted))
-        return replace(self, rows=kept, total=None)
+        kept = []
+        for index, row in enumerate(self.rows):
+            try:
+                holds = all(self._holds(row, c, w) for c, w in wanted)
+            except KGLimitError as exc:
+                note = (f"Only {index} of the {len(self.rows)} {self.what} could be checked against the "
+                        f"conditions before the work budget ran out.")
+                return replace(self, rows=tuple(kept), total=None, notes=self.notes + (note,), stopped=str(exc))
+            if holds:
+                kept.append(row)
+        return replace(self, rows=tuple(kept), total=None)
 
     def _holds(self, row: Row, condition: Condition, wanted: Any) -> bool:
         key = resolve_key(row.fields, condition.key, self.aliases)
@@ -123,12 +147,24 @@ class Table:
     def sorted_by(self, key: str, descending: bool) -> "Table":
         """Rows ordered by a typed key; rows without the key go last, in their previous order."""
         keyed, missing = [], []
-        for row in self.rows:
-            name = resolve_key(row.fields, key, self.aliases)
-            value = row.fields[name] if name is not None else None
-            (missing if typed(value) in (None, []) else keyed).append((sort_value(value), row))
+        stopped, notes = "", self.notes
+        for index, row in enumerate(self.rows):
+            try:
+                name = resolve_key(row.fields, key, self.aliases)
+                value = row.fields[name] if name is not None else None
+            except KGLimitError as exc:  # the rows read so far are sorted; the rest follow in their order
+                stopped = str(exc)
+                notes += (f"Only the first {index} of the {len(self.rows)} {self.what} could be sorted before "
+                          f"the work budget ran out; the rest follow unsorted.",)
+                missing.extend(self.rows[index:])
+                break
+            if typed(value) in (None, []):
+                missing.append(row)
+            else:
+                keyed.append((sort_value(value), row))
         keyed.sort(key=lambda pair: pair[0], reverse=descending)
-        return replace(self, rows=tuple(r for _, r in keyed) + tuple(r for _, r in missing), total=None)
+        return replace(self, rows=tuple(r for _, r in keyed) + tuple(missing), total=None, notes=notes,
+                       stopped=stopped)
 
 
 def resolve_key(fields: Mapping[str, Any], asked: str, aliases: Mapping[str, str] | None = None) -> str | None:

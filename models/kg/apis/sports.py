@@ -61,6 +61,7 @@ class _League:
     route: str
     canonical_team: Callable[[str], str]
     rows: Callable[[Any, str | None], list[Row]]
+    knows: Callable[[str], bool]  # a canonical team name the league's data surely has (so "no game" is evidence)
 
 
 @kg_function("sports", Param("team_name", OPTIONAL_TEXT), Param("date", _DATE))
@@ -109,6 +110,7 @@ def get_nba_last_game(ctx: CallContext, team_name: str) -> Table:
 def _games(ctx: CallContext, league: _League, team_name: str | None, span: TimeSpan,
            played: bool | None = None) -> Table:
     team = league.canonical_team(team_name) if team_name else None
+    known = team is None or league.knows(team)
     rows: dict[tuple, Row] = {}
     for query in _date_queries(span):
         for row in league.rows(ctx.api.call(league.route, query, team), team):
@@ -122,7 +124,7 @@ def _games(ctx: CallContext, league: _League, team_name: str | None, span: TimeS
         ordered = [ordered[-1] if span.pick == "last" else ordered[0]]
     which = {"last": "last game", "first": "next game"}.get(span.pick, f"games on {span.describe()}")
     return Table(tuple(ordered), f"{league.name} {which} of {team or 'all teams'}", aliases=_GAME_ALIASES,
-                 equals={"result": _same_outcome})
+                 equals={"result": _same_outcome}, found=bool(ordered) or known)
 
 
 def _date_queries(span: TimeSpan) -> list[str]:
@@ -231,5 +233,7 @@ def _soccer_team(name: str) -> str:
     return _SOCCER_TEAMS.get(normalize_text(name), name.strip().title() if name.islower() else name.strip())
 
 
-_SOCCER = _League("soccer", "sports_soccer_get_games_on_date", _soccer_team, _soccer_rows)
-_NBA = _League("NBA", "sports_nba_get_games_on_date", _nba_team, _nba_rows)
+_NBA_NAMES = frozenset(entry.partition("|")[0] for entry in _NBA_TEAMS)
+_SOCCER = _League("soccer", "sports_soccer_get_games_on_date", _soccer_team, _soccer_rows,
+                  lambda team: team in _SOCCER_TEAMS.values())
+_NBA = _League("NBA", "sports_nba_get_games_on_date", _nba_team, _nba_rows, lambda team: team in _NBA_NAMES)

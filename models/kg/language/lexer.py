@@ -6,6 +6,9 @@ separators (`sep`); other whitespace is skipped. Strings take single or double q
 escapes and may not span lines. Numbers are unsigned (`-` is its own token: it marks a descending sort key
 as well as a negative value).
 
+A number longer than `MAX_NUMBER_CHARS` is a `KGSyntaxError` (Python's `int()` would raise a bare
+`ValueError` past 4,300 digits).
+
 Prefix mode (`partial=True`) serves constrained decoding: text cut off in the middle of a token is not an
 error. A string without its closing quote, or a name or number that touches the end of the text, comes
 back flagged `partial`, because more characters may still extend it.
@@ -19,6 +22,7 @@ from typing import Any
 from models.kg.language.errors import KGSyntaxError
 
 MAX_PROGRAM_CHARS = 10_000  # generated programs are ~100 chars; the cap bounds work on garbage input
+MAX_NUMBER_CHARS = 40  # no year, rank or price needs more; Python's int() refuses over 4,300 digits anyway
 
 _PUNCTUATION = {"(": "lparen", ")": "rparen", "[": "lbracket", "]": "rbracket", ",": "comma",
                 ":": "colon", "*": "star", "-": "minus", "+": "plus"}
@@ -83,6 +87,8 @@ def tokenize(text: str, partial: bool = False) -> list[Token]:
         if kind == "number":
             if raw.endswith(".") and not (partial and at_end):
                 raise KGSyntaxError("a number may not end with '.'", text, end - 1)
+            if len(raw) > MAX_NUMBER_CHARS:
+                raise KGSyntaxError(f"a number may have at most {MAX_NUMBER_CHARS} characters", text, position)
             value = float(raw) if "." in raw else int(raw)
             tokens.append(Token("number", value, position, end, raw, partial and at_end))
         elif kind == "name":

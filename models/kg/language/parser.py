@@ -2,7 +2,7 @@
 
     program    := sep* [line (sep+ line)*] sep* eof            sep = line break | ';'
     line       := "None" | statement
-    statement  := ("ALL" | "AVG")* head selector*
+    statement  := (("ALL" | "AVG") [","])* head selector*
     head       := "sort" "(" sort_conds "," ["-"|"+"] key ")" | NAME "(" [arg ("," arg)*] ")"
     arg        := STRING | ["-"] NUMBER | "None" | "true" | "false" | "*" | condition | "[" [item ("," item)*] "]"
     item       := condition | STRING
@@ -18,6 +18,12 @@ Design decisions:
 - Lenient where an LLM is harmlessly sloppy (either quote style, keywords in any case, bare words as
   condition values and keys, `;` or line breaks, blank lines), strict everywhere else. The grammar used
   for vLLM generates only the canonical subset (`ast.format_program`).
+- db3's own surface syntax parses, normalised to the canonical form, so programs written the paper's way
+  (and adapters trained on its data) still run: a condition after the condition list joins the list
+  (`f(None, None, [c1, c2], c3)` = `f(None, None, [c1, c2, c3])`), a repeated or comma-separated modifier
+  (`ALL, ALL f(...)`) is one modifier, `ALL` before a function that does not search (a join, which
+  returns every row anyway) is dropped, and a bare year where only conditions may stand is
+  `eq(year, <year>)` (`get_movie_person_crew("batman", "Jack", 1997)`).
 - With `functions` (the domain's signatures) the parser also type-checks each argument as it is read, so
   a prefix checker rejects `get_movie(12` at the `12`, not at the end. Statement rules that need no
   signature (sort/`*` need a previous line, at most one `*`, `["len"]` last, AVG needs a key) are always
@@ -131,21 +137,24 @@ class _Parser:
                 raise self._unexpected(token, "a function call, sort(...) or None")
             if self.functions is None and token.partial:
                 raise IncompleteProgram()  # any function name may follow
-            candidates = ["sort", *(() if modifiers else _NONE_WORDS),
-                          *(m for m in _MODIFIERS if m not in modifiers), *(self.functions or ())]
+            candidates = ["sort", *(() if modifiers else _NONE_WORDS), *_MODIFIERS, *(self.functions or ())]
             word = self._word(token, candidates)
             if not modifiers and word in _NONE_WORDS:
                 self._advance()
                 return None
-            if word not in _MODIFIERS or word in modifiers:
+            if word not in _MODIFIERS:
                 break
-            modifiers.add(word)
+            modifiers.add(word)  # db3 wrote "ALL, ALL get_...": a repeated modifier and a comma are harmless
             self._advance()
+            if self._peek().type == "comma":
+                self._advance()
         all_matches = "all" in modifiers
         if word == "sort":
             head = self._sort(has_previous, all_matches, start)
         else:
             head = self._call(has_previous, all_matches, start)
+            if all_matches and self.functions is not None and not self.functions[head.name].searches:
+                all_matches = False  # db3's ALL before a join: it returns every row anyway
         average = "avg" in modifiers
         selectors = self._selectors(average, start)
         end = self.tokens[self.index - 1].end
@@ -164,16 +173,16 @@ class _Parser:
             if signature is None:
                 raise KGTypeError(f"unknown function {name.value!r}; known functions: "
                                   f"{', '.join(sorted(self.functions))}", self.text, name.start)
-            if all_matches and not signature.searches:
-                searching = ", ".join(sorted(n for n, s in self.functions.items() if s.searches)) or "none"
-                raise KGTypeError(f"ALL applies only to functions that search for an entity ({searching}); "
-                                  f"{name.value}() does not", self.text, start)
         self._expect("lparen", "'('")
         args = []
         if self._peek().type != "rparen":
             while True:
                 param = signature.params[len(args)] if signature and len(args) < len(signature.params) else None
-                arg = self._argument(param)
+                arg = _year_as_condition(self._argument(param), param)
+                if param is None and signature and args and _holds_conditions(arg) and _holds_conditions(args[-1]):
+                    # db3 wrote a condition after the condition list: f(None, None, [c1, c2], c3) = [c1, c2, c3]
+                    joined = args.pop()
+                    arg = ListArg(_condition_items(joined) + _condition_items(arg), joined.position)
                 if isinstance(arg, Star):
                     if not has_previous:
                         raise KGTypeError("* stands for the previous line's output, but there is no previous "
@@ -332,3 +341,23 @@ class _Parser:
                 raise self._unexpected(token, "a key or ':'")
             self._expect("rbracket", "']'")
         return selectors
+
+
+def _holds_conditions(arg) -> bool:
+    """A condition, or a list of conditions (not an empty list, which may stand for no strings)."""
+    return isinstance(arg, Condition) or (isinstance(arg, ListArg) and bool(arg.items)
+                                           and all(isinstance(item, Condition) for item in arg.items))
+
+
+def _condition_items(arg) -> tuple[Condition, ...]:
+    return (arg,) if isinstance(arg, Condition) else arg.items
+
+
+def _year_as_condition(arg, param: Param | None):
+    """db3's `get_movie_person_crew("batman", "Jack", 1997)`: a year where only conditions may stand is
+    `eq(year, 1997)`."""
+    if (param is not None and ArgKind.CONDITIONS in param.kinds and ArgKind.NUMBER not in param.kinds
+            and isinstance(arg, Literal) and arg.kind == "number" and isinstance(arg.value, int)
+            and 1000 <= arg.value <= 2999):
+        return Condition("eq", "year", arg, arg.position)
+    return arg

@@ -99,8 +99,18 @@ def resolve_time(text: str, now: datetime | None) -> TimeSpan:
         now: the query time (needed by relative expressions only).
 
     Raises:
-        KGValueError: an unknown expression, an impossible date, or a relative one without a query time.
+        KGValueError: an unknown expression, an impossible date, a date outside years 1-9999 ("past 9999
+            years"), or a relative expression without a query time.
     """
+    try:
+        return _resolve(text, now)
+    except KGValueError:
+        raise
+    except (OverflowError, ValueError):  # date arithmetic past year 1 or 9999
+        raise KGValueError(f"the time expression {text!r} falls outside the calendar") from None
+
+
+def _resolve(text: str, now: datetime | None) -> TimeSpan:
     expression = " ".join(str(text).lower().replace("_", " ").split()).removeprefix("the ")
     absolute = _absolute(expression)
     if absolute is not None:

@@ -1,0 +1,61 @@
+"""Trains the embedding + scikit-learn domain router and saves its artefact (`models/routing/classifier.py`).
+
+    python scripts/train_router.py                                   # data/router -> the profile's path
+    python scripts/train_router.py --data crag_task_1_and_2_dev_v4.jsonl.bz2 data/router --compare
+    python scripts/train_router.py --eval ../shared/crag/dev_data.jsonl.bz2
+
+The embedder is the profile's embedder (`--profile`, default `$CRAG_PROFILE`), because the router
+reads the vectors that embedder produces at inference. `--compare` prints repeated stratified 5-fold
+accuracy of both estimators on the training data before fitting the chosen one; `--eval` scores the
+fitted router on any labelled CRAG-format file.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runnable as a plain script from anywhere
+
+from models.config import load_config  # noqa: E402
+from models.embedder import Embedder  # noqa: E402
+from models.paths import resolve_repo_path  # noqa: E402
+from models.routing.classifier import (  # noqa: E402
+    ESTIMATORS, DomainClassifier, compare_estimators, load_labelled_queries,
+)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--profile", default=None, help="profile name or YAML path (default $CRAG_PROFILE)")
+    parser.add_argument("--data", nargs="+", default=None, help="labelled files/folders (default: profile's)")
+    parser.add_argument("--out", default=None, help="artefact path (default: the profile's classifier_path)")
+    parser.add_argument("--estimator", choices=ESTIMATORS, default=None)
+    parser.add_argument("--compare", action="store_true", help="cross-validate every estimator first")
+    parser.add_argument("--eval", nargs="*", default=(), help="labelled files to score the trained router on")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+
+    config = load_config(args.profile)
+    routing = config.routing
+    embedder = Embedder.from_config(config.embedder, config.models_dir)
+    texts, labels = load_labelled_queries(args.data or routing.training_data)
+    print(f"training queries: {len(texts)} {dict(sorted(Counter(labels).items()))}")
+    if args.compare:
+        for name, score in compare_estimators(texts, labels, embedder).items():
+            print(f"  {name:7s} 5x5-fold accuracy {score:.3f}")
+    estimator = args.estimator or routing.estimator
+    classifier = DomainClassifier.fit(texts, labels, embedder, estimator)
+    out = resolve_repo_path(args.out or routing.classifier_path)
+    classifier.save(out)
+    print(f"saved {estimator} router to {out}")
+    for path in args.eval:
+        eval_texts, eval_labels = load_labelled_queries([path])
+        print(f"  accuracy on {path}: {classifier.accuracy(eval_texts, eval_labels, embedder):.3f} "
+              f"({len(eval_texts)} queries)")
+
+
+if __name__ == "__main__":
+    main()
