@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
 
     overrides = {"pipeline.stage_budgets": {}} if args.no_stage_budgets else {}
     config = load_config(args.profile, overrides)
-    from models.kg.mock_server import running_server
+    from mock_api.server import running_server
 
     with running_server(kg_dir=None, port=0) as url:
         os.environ[MOCK_API_ENV] = url
