@@ -63,6 +63,11 @@ class PipelineConfig:
     answer_max_new_tokens: int = 64
     answer_word_limit: int = 50  # {token_limit} in the prompts: words, as in the paper
     grader_tokenizer: str = ""  # dir of the grader's Llama-2 tokenizer for the 75-token trim ("" = none)
+    # Each stage may use this fraction of the batch time left when it starts (models.deadline.STAGES); a
+    # stage cut by its budget keeps what it finished, and the answer step always gets the rest, so a long
+    # KG stage can never starve the web. Measured on the Task-3 benchmark (scripts/bench_task3.py).
+    stage_budgets: dict[str, float] = field(default_factory=lambda: {
+        "route": 0.1, "public data": 0.25, "kg": 0.5, "web retrieval": 0.5})
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from typing import Any, Dict, List
 
 from models.config import Config, load_config
 from models.deadline import Deadline
+from models.text import safe_text
 from models.types import IDK, Answer, Query, SearchResult
 
 log = logging.getLogger(__name__)
@@ -29,6 +30,9 @@ class CragModel:
       answer not finished in time into "i don't know".
     - Never raises for a bad item (missing keys, empty or binary pages, huge pages): that item is answered
       "i don't know" and the error is logged.
+    - Every string (query, time, id, page name, URL, snippet, HTML) is made safe once, in `_to_query`
+      (`safe_text`: lone surrogates, NULs and other control characters out), so no component downstream
+      meets text its tokenizer or encoder rejects.
     """
 
     def __init__(self, config: Config | None = None, pipeline=None):
@@ -103,8 +107,13 @@ class CragModel:
         pages = column("search_results", [])
         pages = pages if isinstance(pages, (list, tuple)) else []
         return Query(
-            interaction_id=str(column("interaction_id", f"item-{i}")),
-            text=text.strip(),
-            query_time=str(column("query_time", "") or ""),
-            search_results=tuple(SearchResult.from_raw(p) for p in pages),
+            interaction_id=safe_text(column("interaction_id", f"item-{i}")),
+            text=safe_text(text).strip(),
+            query_time=safe_text(column("query_time", "") or ""),
+            search_results=tuple(_safe_page(SearchResult.from_raw(p)) for p in pages),
         )
+
+
+def _safe_page(page: SearchResult) -> SearchResult:
+    """The page with every field through `safe_text` (the fields are already strings)."""
+    return SearchResult(**{name: safe_text(getattr(page, name)) for name in SearchResult.__dataclass_fields__})

@@ -5,7 +5,8 @@ One model serves them all, loaded once by `Pipeline.from_config` from the profil
 The model is assembled from explicit sentence-transformers modules (Transformer -> Pooling -> Normalize)
 instead of trusting a folder's own `modules.json`, so the profile's `pooling` ("mean" for MiniLM, "cls"
 for bge) is what runs, and a bare Hugging Face folder works as well as a sentence-transformers one.
-Rows come back L2-normalised, so a dot product is the cosine.
+Rows come back L2-normalised, so a dot product is the cosine. A text the model cannot encode costs only
+its own row (a zero vector: cosine 0 with everything), never its batch's (`models.isolation.per_item`).
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from typing import Sequence
 
 import numpy as np
 
+from models.isolation import per_item
 from models.paths import resolve_model_path
 
 log = logging.getLogger(__name__)
@@ -79,12 +81,18 @@ class Embedder:
             is_query: prepend the model's query instruction (bge: "Represent this sentence for ...").
 
         Returns:
-            A float32 array of shape (len(texts), dimension) with unit-norm rows.
+            A float32 array of shape (len(texts), dimension) with unit-norm rows (a zero row for a text
+            the model failed on; logged).
         """
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         if is_query and self.query_instruction:
             texts = [self.query_instruction + text for text in texts]
-        vectors = self.model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
+        zero = np.zeros(self.dimension, dtype=np.float32)
+        rows = per_item(self._encode, list(texts), lambda _: zero, "embedding")
+        return np.asarray(np.stack(rows), dtype=np.float32)
+
+    def _encode(self, texts: list[str]) -> list[np.ndarray]:
+        vectors = self.model.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
                                     normalize_embeddings=True, show_progress_bar=False)
-        return np.asarray(vectors, dtype=np.float32)
+        return list(np.asarray(vectors, dtype=np.float32))

@@ -12,7 +12,9 @@ Every answer is checked against the evidence it was generated from (models/verif
 formatted, without asking the model. Each query carries a trace (`Answer.trace`) of what every stage did.
 
 Every stage runs for the whole batch at once (one LLM call per stage, adapters chosen per request), asks
-the shared `Deadline` before it starts, and degrades per item: a query whose stage fails or runs out of
+the shared `Deadline` before it starts, runs under its own share of the time left
+(`pipeline.stage_budgets`, so KG generation that runs long is cut and the web and answer steps still
+run), and degrades per item: a query whose stage fails or runs out of
 time keeps its earlier answer or gets "i don't know" — one bad page or API string never costs the batch.
 """
 from __future__ import annotations
@@ -24,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from models.config import Config
-from models.deadline import Deadline
+from models.deadline import Deadline, check_stage_budgets, stage_deadline
 from models.embedder import Embedder
 from models.llm.generator import GenerationRequest, Generator, make_generator
 from models.llm.postprocess import clean_answer, is_idk
@@ -69,6 +71,7 @@ class Pipeline:
         self._task = config.pipeline.task or 1  # the task of the batch being answered (see task_for)
         self.stage_seconds: dict[str, float] = {}  # wall time per stage of the last batch (logged; for profiling)
         self.skipped_stages: list[str] = []  # stages of the last batch not started because the deadline passed
+        check_stage_budgets(config.pipeline.stage_budgets)
         # Fail at start-up, not mid-batch, on a prompt or adapter the profile names but cannot serve.
         for name in (config.pipeline.answer_prompt, config.pipeline.kg_answer_prompt):
             self.prompts.get(name)
@@ -143,7 +146,7 @@ class Pipeline:
             return
         started = time.monotonic()
         try:
-            run(open_states, deadline)
+            run(open_states, stage_deadline(deadline, self.config.pipeline.stage_budgets, name))
         except Exception:  # a whole stage failing must not lose the batch; later stages still run
             log.exception("stage %s failed for %d queries", name, len(open_states))
         self.stage_seconds[name] = time.monotonic() - started
@@ -200,7 +203,10 @@ class Pipeline:
 
     # ------------------------------------------------------------------ 4+5. web
     def _web(self, states: list[_State], deadline: Deadline) -> None:
-        retrieved = self.web.retrieve([s.query for s in states], task=self._task)
+        started = time.monotonic()
+        retrieval_deadline = stage_deadline(deadline, self.config.pipeline.stage_budgets, "web retrieval")
+        retrieved = self.web.retrieve([s.query for s in states], task=self._task, deadline=retrieval_deadline)
+        self.stage_seconds["web retrieval"] = time.monotonic() - started
         chunks = {}
         for state, web_chunks in zip(states, retrieved):
             chunks[id(state)] = _fact_chunks(state.public_facts, "public") + list(web_chunks)

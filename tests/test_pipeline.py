@@ -30,7 +30,7 @@ class FakeWeb:
     def __init__(self, fail=False):
         self.fail, self.seen = fail, []
 
-    def retrieve(self, queries, task):
+    def retrieve(self, queries, task, deadline=None):
         self.seen.append(([q.text for q in queries], task))
         if self.fail:
             raise RuntimeError("web down")

@@ -5,9 +5,15 @@ Method names and parameters are the official wrapper's (`apiwrapper/pycragapi.py
 - Methods return the unwrapped `result` (None = not found), not the `{"result": ...}` envelope.
 - The base URL comes from `$CRAG_MOCK_API_URL` (the starter kit's variable; the wrapper read `$CRAG_SERVER`),
   default http://localhost:8000.
-- One pooled `requests.Session`, a timeout on every call, and `retries` extra attempts on connection errors
-  only: a read timeout is not retried, because a slow server stays slow and a retry would double the wait
-  inside the 30 s per-question budget.
+- One pooled `requests.Session`, a *wall-time* bound on every call, and `retries` extra attempts on
+  connection errors only: a read timeout is not retried, because a slow server stays slow and a retry would
+  double the wait inside the 30 s per-question budget.
+- Wall time, not per read: `requests`' timeout bounds each socket read, so a server trickling one byte
+  every few seconds could hold a call forever. Each call runs in a daemon worker thread and the caller
+  waits at most `min(timeout_s, deadline left)` (`bounded_by(deadline)` sets the deadline of the calls
+  made inside it; the KG pathway passes its stage deadline), then raises `KGClientError` and abandons the
+  worker, which ends on its own when the server finishes or a read times out. No call starts after the
+  deadline.
 - Every failure is one exception, `KGClientError`: refused connection, timeout, any non-200 answer (the
   official server answers a 500 with a plain-text body, e.g. for a movie year outside 1990-2021, and a 422 for
   a malformed argument), a body that is not JSON, or JSON without "result". Callers treat it as "no KG
@@ -23,11 +29,14 @@ server is unusable" (None: unreachable or timed out).
 from __future__ import annotations
 
 import os
+import threading
 import time
+from contextlib import contextmanager
 from typing import Any, Iterable
 
 import requests
 
+from models.deadline import Deadline
 from models.kg.language.errors import KGError
 
 DEFAULT_URL = "http://localhost:8000"
@@ -64,7 +73,7 @@ class MockAPIClient:
 
     Args:
         base_url: e.g. "http://localhost:8000"; None = `$CRAG_MOCK_API_URL`, else http://localhost:8000.
-        timeout_s: connect and read timeout of each call, in seconds.
+        timeout_s: wall-time bound of each call, in seconds (also its connect and per-read timeout).
         retries: extra attempts after a connection error (0 = none).
     """
 
@@ -74,6 +83,7 @@ class MockAPIClient:
         self.retries = max(0, retries)
         self.session = requests.Session()
         self.session.headers["accept"] = "application/json"
+        self.deadline: Deadline | None = None  # calls never outlive it (see `bounded_by`)
 
     def close(self) -> None:
         self.session.close()
@@ -87,7 +97,46 @@ class MockAPIClient:
     def __repr__(self) -> str:
         return f"MockAPIClient({self.base_url!r}, timeout_s={self.timeout_s}, retries={self.retries})"
 
+    @contextmanager
+    def bounded_by(self, deadline: Deadline | None):
+        """Calls made inside the block end (with a `KGClientError`) by `deadline` at the latest."""
+        previous, self.deadline = self.deadline, deadline
+        try:
+            yield self
+        finally:
+            self.deadline = previous
+
     # ------------------------------------------------------------------ transport
+    def _wall_time_s(self) -> float:
+        """Seconds the next call may take: the timeout, cut to what the deadline leaves."""
+        left = self.deadline.remaining() if self.deadline is not None else float("inf")
+        return min(self.timeout_s, left)
+
+    def _post_within(self, url: str, body: dict | None, path: str) -> requests.Response:
+        """`session.post` (body read in full) in a worker thread the caller waits for at most the wall time."""
+        limit = self._wall_time_s()
+        if limit <= 0:
+            raise KGClientError(f"{path}: not sent, the deadline has passed", path)
+        outcome: dict[str, Any] = {}
+        finished = threading.Event()
+
+        def call() -> None:
+            try:
+                response = self.session.post(url, json=body, timeout=self.timeout_s)
+                response.content  # the body too: a trickled body is what the wall time is about
+                outcome["response"] = response
+            except BaseException as error:  # noqa: BLE001 - handed to the caller
+                outcome["error"] = error
+            finally:
+                finished.set()
+
+        threading.Thread(target=call, name=f"kg-call{path}", daemon=True).start()
+        if not finished.wait(limit):
+            raise KGClientError(f"{path}: no answer within {limit:.2f}s (wall time)", path)
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["response"]
+
     def _post(self, path: str, body: dict | None = None) -> Any:
         """POSTs `body` as JSON and returns the unwrapped result.
 
@@ -97,10 +146,10 @@ class MockAPIClient:
         url = self.base_url + path
         for attempt in range(self.retries + 1):
             try:
-                response = self.session.post(url, json=body, timeout=self.timeout_s)
+                response = self._post_within(url, body, path)
                 break
             except requests.ConnectionError as error:  # includes ConnectTimeout
-                if attempt == self.retries:
+                if attempt == self.retries or self._wall_time_s() <= _RETRY_PAUSE_S:
                     raise KGClientError(f"{path}: cannot reach the mock API at {self.base_url} ({error})",
                                         path) from error
                 time.sleep(_RETRY_PAUSE_S)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import re
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 from models.deadline import Deadline
@@ -148,8 +149,11 @@ class KGPathway:
         if not program.statements:
             return KGEvidence(text, "empty")
         try:
-            result = execute(program, self.client, now=query.time, limits=self.limits, matcher=self.matcher,
-                             deadline=deadline, question=query.text)
+            # the HTTP client's calls end by the stage deadline too, not only start before it
+            bounded = getattr(self.client, "bounded_by", None)
+            with bounded(deadline) if bounded is not None else nullcontext():
+                result = execute(program, self.client, now=query.time, limits=self.limits, matcher=self.matcher,
+                                 deadline=deadline, question=query.text)
             facts = verbalize(result, self.config.max_fact_chars, self.config.max_listed)
         except KGError as exc:
             log.info("no KG evidence for %s: %s", query.interaction_id, exc)

@@ -30,6 +30,7 @@ from types import SimpleNamespace
 from typing import Callable, Sequence
 
 from models.deadline import Deadline
+from models.isolation import per_item
 from models.llm.adapters import AdapterRegistry
 from models.llm.chat import ChatBackend, ChatFormatter
 from models.llm.checkpoint import resolve_checkpoint
@@ -132,12 +133,18 @@ class VLLMGenerator(ChatBackend):
         runnable, prompts = self._fitting(runnable, prompts, requests, deadline)
         if not runnable:
             return outputs
-        chosen = [requests[i] for i in runnable]
-        results = self.llm.generate(
-            prompts, sampling_params=[self.sampling_params(r) for r in chosen],
-            lora_request=[self.lora_request(r.adapter) for r in chosen], use_tqdm=False)
+        prompt_of = dict(zip(runnable, prompts))
+
+        def run(indices):
+            chosen = [requests[i] for i in indices]
+            return self.llm.generate(
+                [prompt_of[i] for i in indices], sampling_params=[self.sampling_params(r) for r in chosen],
+                lora_request=[self.lora_request(r.adapter) for r in chosen], use_tqdm=False)
+
+        # a request vLLM rejects (a grammar it cannot compile, a bad adapter file) costs only itself
+        results = per_item(run, runnable, lambda _: None, "vLLM generation")
         for i, result in zip(runnable, results):
-            outputs[i] = result.outputs[0].text if result.outputs else ""
+            outputs[i] = result.outputs[0].text if result is not None and result.outputs else ""
         return outputs
 
     def _fitting(self, runnable: list[int], prompts: list[dict], requests, deadline: Deadline | None):

@@ -27,6 +27,7 @@ import joblib
 import numpy as np
 
 from models.deadline import Deadline
+from models.isolation import per_item
 from models.paths import resolve_repo_path
 from models.types import DOMAINS, Query
 
@@ -214,5 +215,7 @@ class ClassifierRouter:
         self.embedder = embedder
 
     def route(self, queries: Sequence[Query], deadline: Deadline | None = None) -> list[str]:
-        """One domain per query, in order. The deadline is not checked: routing takes milliseconds."""
-        return self.classifier.predict([q.text for q in queries], self.embedder)
+        """One domain per query, in order ("open" for a query that cannot be classified, its neighbours keep
+        theirs). The deadline is not checked: routing takes milliseconds."""
+        return per_item(lambda texts: self.classifier.predict(texts, self.embedder), [q.text for q in queries],
+                        lambda _: "open", "routing")

@@ -8,8 +8,14 @@ Batching: queries, Task-3 snippets, children and rerank pairs of *all* questions
 through their model in one call, so a GPU sees full batches and a CPU pays model overheads once.
 
 Failure policy: a page that cannot be parsed is skipped (its snippet stays); a query whose documents
-cannot be built gets []; a failing model call costs the batch its web context (logged), never an
-exception: the pipeline then answers "i don't know" from an empty context.
+cannot be built gets []; when a batched step fails, every query is retried alone (`per_item`), so only
+the query that fails alone loses its web context (logged), never an exception and never its neighbours.
+
+Time: `retrieve` gets the web stage's deadline and every loop checks it. Task-3 snippets are ranked query
+by query, and a query not reached in time is ranked by BM25. A page not reached in time is
+skipped with a log line (its snippet stays); embedding runs in slices of the embedder's batch size and
+stops at the deadline (children left unembedded score 0); past the deadline the reranker is skipped
+(the recall order stands). So retrieval ends at its deadline give or take one page or one slice.
 
 `prefilter_k` (CPU profile) embeds only the children that BM25 ranks highest for the question. Embedding
 every child of five real pages (median ~400) with MiniLM takes a median 7.9 s of one CPU core; with the
@@ -25,7 +31,9 @@ from typing import Sequence
 
 import numpy as np
 
+from models.deadline import Deadline
 from models.embedder import Embedder
+from models.isolation import per_item
 from models.types import Chunk, Query
 from models.web.chunker import Chunker, Corpus
 from models.web.extraction import BACKENDS, extract_page
@@ -87,7 +95,7 @@ class WebRetriever:
         return cls(cfg, embedder, make_reranker(cfg.reranker, models_dir, embedder))
 
     # ------------------------------------------------------------------ the batch
-    def retrieve(self, queries: Sequence[Query], task: int = 1) -> list[list[Chunk]]:
+    def retrieve(self, queries: Sequence[Query], task: int = 1, deadline: Deadline | None = None) -> list[list[Chunk]]:
         """The best chunks of each query, best first; [] for a query without usable pages.
 
         A chunk's `score` is the reranker's, or its best child's cosine when there were no more than
@@ -97,40 +105,57 @@ class WebRetriever:
             queries: the batch.
             task: 3 ranks the snippets of up to 50 pages to choose which to read; 1 and 2 read the
                 first `task3_top_pages` pages in the given order.
+            deadline: the web stage's; see the module docstring (None: unbounded).
         """
-        stats = self.last_stats = RetrievalStats()
-        empty: list[list[Chunk]] = [[] for _ in queries]
-        try:
-            with _timed(stats, "extract_ms", self.clock):
-                selections = self._select(queries, task)
-                documents = [self._documents(q, s) for q, s in zip(queries, selections)]
-            with _timed(stats, "chunk_ms", self.clock):
-                corpora = [self._split(q, docs) for q, docs in zip(queries, documents)]
-            with _timed(stats, "embed_ms", self.clock):
-                hits = self._recall(queries, corpora)
-            with _timed(stats, "rerank_ms", self.clock):
-                return self._rerank(queries, corpora, hits)
-        except Exception:  # a model failure costs this batch its web context, not the answers
-            log.exception("web retrieval failed for a batch of %d queries", len(queries))
-            return empty
+        deadline = deadline or Deadline(None)
+        self.last_stats = RetrievalStats()
+        return per_item(lambda batch: self._retrieve(batch, task, deadline), list(queries), lambda _: [],
+                        "web retrieval")
+
+    def _retrieve(self, queries: Sequence[Query], task: int, deadline: Deadline) -> list[list[Chunk]]:
+        stats = self.last_stats
+        with _timed(stats, "extract_ms", self.clock):
+            selections = self._select(queries, task, deadline)
+            documents = [self._documents(q, s, deadline) for q, s in zip(queries, selections)]
+        with _timed(stats, "chunk_ms", self.clock):
+            corpora = [self._split(q, docs) for q, docs in zip(queries, documents)]
+        with _timed(stats, "embed_ms", self.clock):
+            hits = self._recall(queries, corpora, deadline)
+        with _timed(stats, "rerank_ms", self.clock):
+            return self._rerank(queries, corpora, hits, deadline)
 
     # ------------------------------------------------------------------ pages -> documents
-    def _select(self, queries: Sequence[Query], task: int) -> list[PageSelection]:
+    def _select(self, queries: Sequence[Query], task: int, deadline: Deadline) -> list[PageSelection]:
         top = self.cfg.task3_top_pages
         pages = [unique_pages(q.search_results) for q in queries]
         ranked = [i for i, p in enumerate(pages) if task == 3 and len(p) > top]
         scores: dict[int, list[float]] = {}
         if ranked and self.cfg.task3_preselect == "reranker":
             items = [(queries[i].text, [snippet_document(p) for p in pages[i]]) for i in ranked]
-            scores = dict(zip(ranked, self.reranker.score_many(items)))
+            # a bounded stage ranks query by query while its deadline allows; the rest (and a query whose
+            # snippets the reranker fails on) fall back to BM25 (None)
+            bounded = deadline.remaining() != float("inf")
+            groups = [[k] for k in range(len(items))] if bounded else [list(range(len(items)))]
+            for group in groups:
+                if deadline.expired():
+                    log.warning("web deadline reached: %d queries' snippets ranked by BM25", len(items) - len(scores))
+                    break
+                ranked_scores = per_item(self.reranker.score_many, [items[k] for k in group], lambda _: None,
+                                         "snippet ranking")
+                scores.update((ranked[k], score) for k, score in zip(group, ranked_scores))
         # Tasks 1/2 (db3): the first pages in the search engine's order, i.e. scores falling with the rank.
         search_order = [[-rank for rank in range(len(p))] for p in pages]
         return [select_pages(q, top, scores.get(i) if i in ranked else search_order[i])  # None: BM25
                 for i, q in enumerate(queries)]
 
-    def _documents(self, query: Query, selection: PageSelection) -> list[Chunk]:
+    def _documents(self, query: Query, selection: PageSelection, deadline: Deadline) -> list[Chunk]:
         documents = []
         for page in selection.full:
+            if deadline.expired():  # no time to parse this page: its snippet still speaks for it
+                log.warning("query %s: page %r skipped: web deadline reached", query.interaction_id,
+                            page.page_url[:200])
+                documents.append(Chunk(snippet_document(page), page.page_url, "snippet"))
+                continue
             try:
                 page_text = extract_page(page.page_result, page.page_name, backend=self.cfg.extraction_backend,
                                          max_html_chars=self.cfg.max_html_chars,
@@ -167,7 +192,7 @@ class WebRetriever:
         scores = bm25_scores(query.text, corpus.children)
         return sorted(np.argsort(-scores, kind="stable")[:k].tolist())
 
-    def _recall(self, queries: Sequence[Query], corpora: list[Corpus]) -> list[Hits]:
+    def _recall(self, queries: Sequence[Query], corpora: list[Corpus], deadline: Deadline) -> list[Hits]:
         candidates = [self._candidates(q, c) for q, c in zip(queries, corpora)]
         rows: dict[str, int] = {}  # distinct child text -> row of the embedding matrix
         for corpus, chosen in zip(corpora, candidates):
@@ -176,8 +201,8 @@ class WebRetriever:
         self.last_stats.embedded = len(rows)
         if not rows:
             return [[] for _ in queries]
-        child_vectors = self.embedder.encode(list(rows))
         query_vectors = self.embedder.encode([q.text for q in queries], is_query=True)
+        child_vectors = self._encode_until(list(rows), deadline, query_vectors.shape[1])
         hits = []
         for query_vector, corpus, chosen in zip(query_vectors, corpora, candidates):
             if not chosen:
@@ -191,18 +216,33 @@ class WebRetriever:
             hits.append(list(parents.items()))
         return hits
 
+    def _encode_until(self, texts: list[str], deadline: Deadline, dimension: int) -> np.ndarray:
+        """Embeddings of `texts`, one embedder batch at a time while the deadline allows; zero rows after."""
+        vectors = np.zeros((len(texts), dimension), dtype=np.float32)
+        step = len(texts) if deadline.remaining() == float("inf") else max(1, getattr(self.embedder, "batch_size", 64))
+        for start in range(0, len(texts), step):
+            if deadline.expired():
+                log.warning("web deadline reached: %d of %d child chunks not embedded", len(texts) - start, len(texts))
+                break
+            vectors[start:start + step] = self.embedder.encode(texts[start:start + step])
+        return vectors
+
     # ------------------------------------------------------------------ rerank
-    def _rerank(self, queries: Sequence[Query], corpora: list[Corpus], hits: list[Hits]) -> list[list[Chunk]]:
+    def _rerank(self, queries: Sequence[Query], corpora: list[Corpus], hits: list[Hits],
+                deadline: Deadline) -> list[list[Chunk]]:
         k = self.cfg.rerank_k
         over = [i for i, h in enumerate(hits) if len(h) > k]  # db3: k parents or fewer are all kept
+        if over and deadline.expired():
+            log.warning("web deadline reached: reranking skipped for %d queries (recall order kept)", len(over))
+            over = []
         items = [(queries[i].text, [corpora[i].parents[p].text for p, _ in hits[i]]) for i in over]
-        scored = dict(zip(over, self.reranker.score_many(items))) if items else {}
+        scored = dict(zip(over, per_item(self.reranker.score_many, items, lambda _: None, "reranking")))
         results = []
         for i, (corpus, query_hits) in enumerate(zip(corpora, hits)):
-            if i in scored:
+            if scored.get(i) is not None:
                 ranked = sorted(zip((p for p, _ in query_hits), scored[i]), key=lambda ps: -ps[1])[:k]
-            else:
-                ranked = query_hits
+            else:  # few enough parents, no time, or the reranker failed on this query: recall order
+                ranked = query_hits[:k]
             results.append([_with_score(corpus.parents[p], score) for p, score in ranked])
         return results
 

@@ -135,6 +135,7 @@ def test_max_time_stops_a_long_generation_and_drops_the_half_answer(hf_generator
         return output
 
     monkeypatch.setattr(hf_generator.model, "generate", measured_generate)
+    monkeypatch.setattr(hf_generator, "prefill_tokens_per_s", None)  # no prefill estimate: the row starts
     started = time.monotonic()
     assert hf_generator.generate([_request(story, max_new_tokens=400)], deadline=Deadline(0.5)) == [""]
     assert time.monotonic() - started < 10  # 400 tokens would take far longer on 2 shared cores
@@ -174,3 +175,23 @@ def test_start_up_errors_are_clear(model_folder, tmp_path):
     if not torch.cuda.is_available():
         with pytest.raises(BackendUnavailableError, match="llm.device: cpu"):
             HFGenerator(LLMConfig(path=str(model_folder), device="cuda"), str(tmp_path))
+
+
+def test_a_request_that_fails_inside_a_group_costs_only_itself(hf_generator, monkeypatch):
+    real_generate = hf_generator.model.generate
+
+    def fails_on_france(**kwargs):  # the group fails as a whole, and France fails alone too
+        rows = [hf_generator.tokenizer.decode(ids) for ids in kwargs["input_ids"]]
+        if any("France" in row for row in rows):
+            raise RuntimeError("cannot encode this prompt")
+        return real_generate(**kwargs)
+
+    monkeypatch.setattr(hf_generator.model, "generate", fails_on_france)
+    australia, france = hf_generator.generate([_request(AUSTRALIA), _request(FRANCE)])
+    assert "Canberra" in australia and france == ""
+
+
+def test_a_row_whose_prefill_cannot_end_in_time_is_not_started(hf_generator, monkeypatch):
+    monkeypatch.setattr(hf_generator.model, "generate", pytest.fail)
+    monkeypatch.setattr(hf_generator, "prefill_tokens_per_s", 10.0)  # as slow as 2 overloaded cores get
+    assert hf_generator.generate([_request(AUSTRALIA)], deadline=Deadline(0.5)) == [""]

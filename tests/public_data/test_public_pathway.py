@@ -151,7 +151,7 @@ def test_pipeline_puts_public_facts_before_the_web_context(public):
             return " ".join(text.split()[:max_tokens])
 
     class Web:
-        def retrieve(self, queries, task):
+        def retrieve(self, queries, task, deadline=None):
             return [[Chunk("a web page about the 2012 oscars", "https://example.org")] for _ in queries]
 
     class Router:
