@@ -47,6 +47,8 @@ def evaluate(examples, kg, generator, batch_size: int, show: int = 0) -> dict:
         began = time.perf_counter()
         programs += generator.generate(requests[start:start + batch_size])
         seconds += time.perf_counter() - began
+        print(f"  generated {len(programs)}/{len(requests)} ({seconds / len(programs):.1f} s/question)",
+              file=sys.stderr, flush=True)  # a long CPU run shows it is moving
     scores = [score_program(kg, e, p) for e, p in zip(examples, programs)]
     shown = 0
     for example, program, score in zip(examples, programs, scores):
