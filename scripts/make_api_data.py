@@ -1,0 +1,108 @@
+"""Generates the API-generation data from the bundled fixture KG, validated by execution, in three splits.
+
+    python scripts/make_api_data.py --out outputs/api_data            # train / heldout_entities / heldout_templates
+    python scripts/make_api_data.py --out outputs/api_data --sft --icl-k 0   # + train.sft.jsonl (no ICL)
+
+Every template of `training/api_templates.py` is filled with every entity it fits; each target program is
+compiled and executed against the bundled mock API (started in-process, as `local_evaluation.py --task 2`
+does) and kept only when it yields the answer read from the KG sources. A template whose examples fail is a
+bug in the template or in the KG pathway: the script names each failure and exits with status 1 unless
+`--allow-failures`. The in-context pool's entities (`kg.icl_pool` of the profile) are never held out, and
+train examples asking a pool question are left out. `--sft` also writes the chat records the trainer reads
+(`training/api_data.to_sft_records`: the pipeline's own request, with the program as the answer).
+The output is generated, not committed: the same seed gives the same files.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runnable as a plain script from anywhere
+
+from training.api_templates import (  # noqa: E402
+    SPLITS, FixtureKG, generate, program_entities, split_examples, write_examples,
+)
+
+
+def kg_pathway(profile: str | None, url: str, icl_k: int | None = None):
+    """The profile's KG pathway pointed at `url`, with the profile's embedder as in the pipeline (`icl_k`
+    overrides the number of in-context examples its requests carry)."""
+    from dataclasses import replace
+
+    from models.config import load_config
+    from models.embedder import Embedder
+    from models.kg.pathway import KGPathway
+
+    config = load_config(profile)
+    embedder = Embedder.from_config(config.embedder, config.models_dir)
+    kg_config = replace(config.kg, api_url=url, icl_k=config.kg.icl_k if icl_k is None else icl_k)
+    return KGPathway.from_config(kg_config, embedder=embedder)
+
+
+def validate(examples, kg):
+    """(kept, failures): examples whose own program gives the expected answer, and the rest with why."""
+    from training.api_scoring import score_program
+
+    kept, failures = [], []
+    for example in examples:
+        score = score_program(kg, example, example.program)
+        if score.correct:
+            kept.append(example)
+        else:
+            failures.append((example, score))
+    return kept, failures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", required=True, help="folder for train/heldout_*.jsonl")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--profile", default=None, help="default $CRAG_PROFILE (cpu)")
+    parser.add_argument("--sft", action="store_true", help="also write train.sft.jsonl for training/train_lora.py")
+    parser.add_argument("--icl-k", type=int, default=None,
+                        help="in-context examples in the SFT requests (default: the profile's kg.icl_k)")
+    parser.add_argument("--allow-failures", action="store_true", help="drop failing examples instead of failing")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+
+    from mock_api.server import running_server
+
+    examples = generate(FixtureKG.load(), seed=args.seed)
+    with running_server() as url:
+        kg = kg_pathway(args.profile, url, args.icl_k)
+        kept, failures = validate(examples, kg)
+        for example, score in failures:
+            print(f"FAIL {example.id}: {example.program!r} -> {list(score.answer)} {score.error} "
+                  f"(expected {list(example.expected)})")
+        pool = kg.pool.examples
+        splits = split_examples(kept, program_entities(e.program for e in pool), seed=args.seed)
+        pool_queries = {e.query.strip().lower() for e in pool}
+        splits["train"] = [e for e in splits["train"] if e.query.lower() not in pool_queries]
+        out = Path(args.out)
+        for name in SPLITS:
+            count = write_examples(splits[name], out / f"{name}.jsonl")
+            domains = Counter(e.domain for e in splits[name])
+            print(f"{name}: {count} examples, {len({e.template for e in splits[name]})} templates, "
+                  f"{len({x for e in splits[name] for x in e.entities})} entities {dict(sorted(domains.items()))}")
+        if args.sft:
+            write_sft(splits["train"], kg, out / "train.sft.jsonl")
+    print(f"{len(kept)} of {len(examples)} target programs give their expected answer")
+    return 1 if failures and not args.allow_failures else 0
+
+
+def write_sft(examples, kg, path: Path) -> None:
+    from training.api_data import to_sft_records, validate as validate_api
+
+    api_examples = [validate_api({"id": e.id, "query": e.query, "query_time": e.query_time, "domain": e.domain,
+                                  "program": e.program, "source": f"template:{e.template}"}) for e in examples]
+    records = list(to_sft_records(api_examples, kg, (e.query for e in kg.pool.examples)))
+    path.write_text("".join(r.to_json() + "\n" for r in records), encoding="utf-8")
+    print(f"{len(records)} SFT records written to {path}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
