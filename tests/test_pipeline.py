@@ -219,7 +219,8 @@ def test_a_kg_value_answers_without_an_answer_call_and_is_traced():
 def test_a_supported_web_answer_is_kept():
     echo = FakeGenerator(lambda prompt, adapter: "Canberra")
     web = FakeWeb()
-    web.retrieve = lambda qs, task: [[Chunk("The capital of Australia is Canberra.", "https://x.org")] for _ in qs]
+    web.retrieve = lambda qs, task, deadline=None: [[Chunk("The capital of Australia is Canberra.", "https://x.org")]
+                                                   for _ in qs]
     pipe = Pipeline(load_config("cpu", NO_EMBEDDER | {"pipeline.task": 1}), echo, web, FakeRouter())
     answer = pipe.answer(queries("what is the capital of australia?"))[0]
     assert (answer.text, answer.source) == ("Canberra", "web")
