@@ -663,6 +663,12 @@ UNASKED_FUNCTIONS = {
     "get_grammy_person": "the official award count is not the number of rows of the fixture's Grammy table",
     "get_soccer_next_game": "every fixture match has been played: no next game to ask about",
     "get_nba_play_by_play": "event descriptions are free text, no single expected value",
+    # Added to the language after these templates were written; each still needs its own templates.
+    "get_movie_by_id": "questions name titles, not ids: the id look-up is a hop inside programs, not yet templated",
+    "get_person_by_id": "questions name people, not ids: the id look-up is a hop inside programs, not yet templated",
+    "get_grammy_best_new_artists": "added to the language after the templates; not yet templated",
+    "get_company_names": "added to the language after the templates; not yet templated",
+    "get_stock_minute_prices": "added to the language after the templates; not yet templated",
 }
 
 # Whole templates kept out of training: one or two per domain, each a shape the training templates do not
