@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from models.config import load_config  # noqa: E402
 from models.crag_model import CragModel  # noqa: E402
-from models.data import load_examples  # noqa: E402
+from evaluation.data import load_examples  # noqa: E402
 
 GRADER_KEYS = ("interaction_id", "query", "search_results", "query_time")
 MOCK_API_ENV = "CRAG_MOCK_API_URL"

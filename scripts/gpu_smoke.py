@@ -188,8 +188,7 @@ def hf_check(args, folder: Path, adapter: str, models_dir: str):
 def embedder_check(args, models_dir: str):
     import numpy as np
 
-    from models.web.config import EmbedderConfig
-    from models.web.embedder import Embedder
+    from models.embedder import Embedder, EmbedderConfig
 
     spec = dict(path=args.embedder, pooling=args.embedder_pooling)
     gpu = Embedder.from_config(EmbedderConfig(**spec, device="cuda", fp16=True), models_dir)
