@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-NOT_IN_A_GRADER_RUN = ("fastapi", "uvicorn", "starlette", "mock_api", "scripts", "training", "local_evaluation")
+NOT_IN_A_GRADER_RUN = ("fastapi", "uvicorn", "starlette", "mock_api", "evaluation", "scripts", "training",
+                       "local_evaluation")
 
 GRADER = f"""
 import json, sys
