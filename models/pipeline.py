@@ -101,9 +101,10 @@ class Pipeline:
         if config.pipeline.use_public_data:
             public_data = PublicData.from_config(config.public_data, embedder=embedder)
         grader_trim = load_grader_trim(config.pipeline.grader_tokenizer or None)
-        verifier = SupportVerifier(config.verifier, embedder=embedder, generator=generator, prompts=PromptLibrary())
-        return cls(config, generator, web, router, kg=kg, public_data=public_data, grader_trim=grader_trim,
-                   verifier=verifier)
+        prompts = PromptLibrary()  # one library for the answer steps and the verifier's check prompt
+        verifier = SupportVerifier(config.verifier, embedder=embedder, generator=generator, prompts=prompts)
+        return cls(config, generator, web, router, kg=kg, public_data=public_data, prompts=prompts,
+                   grader_trim=grader_trim, verifier=verifier)
 
     def task_for(self, queries: Sequence[Query]) -> int:
         """The configured task, or (task 0) the one the batch looks like: 50 pages = 3, a KG API = 2, else 1."""

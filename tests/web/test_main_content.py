@@ -2,20 +2,18 @@
 from __future__ import annotations
 
 import importlib.util
-import os
 
 import pytest
 
 from models.web.main_content import MainContentConfig, extract_main_content
 from models.web.sentence_chunker import SentenceChunkConfig, SentenceChunker, is_question
+from tests.packaged import missing_packaged_model
 
 
 def needs(module: str) -> None:
     """Skip without `module` locally; in CI (CI=true), where requirements are installed, fail instead."""
     if importlib.util.find_spec(module) is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{module} is in the requirements but not installed")
-        pytest.skip(f"{module} not installed")
+        missing_packaged_model(f"{module} is in the requirements but not installed")
 
 
 ARTICLE = """<html><head><title>t</title></head><body>
