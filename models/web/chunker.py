@@ -11,6 +11,9 @@ microseconds and embedded for the whole batch at once.
 - Tables and snippets are their own parents (a table is only readable with its header): a table longer
   than `table_parent_chars` is cut between rows, and every piece repeats the page name and the header.
 - A parent whose text was already seen (duplicate pages under different URLs) is dropped.
+- With `web.sentence_chunks` (ElectricSheep §4.1) the text parents are sentence groups instead
+  (`models.web.sentence_chunker`; a text document's lines are its paragraphs); children, tables, snippets,
+  the BM25 prefilter and the reranker stay as they are, so only the unit of context changes.
 """
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from typing import Sequence
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
 from models.types import Chunk
+from models.web.sentence_chunker import SentenceChunker
 
 # Extracted text has no newlines (whitespace is collapsed); tables are one row per line.
 _SEPARATORS = ["\n", ". ", "? ", "! ", "; ", ", ", " ", ""]
@@ -74,22 +78,27 @@ class Chunker:
     """Splits a query's documents into a `Corpus`; sizes are in characters."""
 
     def __init__(self, parent_size: int = 700, parent_overlap: int = 100, child_size: int = 200,
-                 child_overlap: int = 50, table_parent_chars: int = 1400):
+                 child_overlap: int = 50, table_parent_chars: int = 1400,
+                 sentence_groups: SentenceChunker | None = None):
         self._parents = _splitter(parent_size, parent_overlap)
         self._children = _splitter(child_size, child_overlap)
         self.table_parent_chars = table_parent_chars
+        self.sentence_groups = sentence_groups  # None: character-sized text parents (db3)
 
     @classmethod
     def from_config(cls, cfg) -> "Chunker":
-        """Built from a `WebConfig`."""
+        """Built from a `WebConfig` (sentence-group parents when `web.sentence_chunks.enabled`)."""
+        groups = SentenceChunker(cfg.sentence_chunks) if cfg.sentence_chunks.enabled else None
         return cls(cfg.parent_chunk_size, cfg.parent_chunk_overlap, cfg.child_chunk_size,
-                   cfg.child_chunk_overlap, cfg.table_parent_chars)
+                   cfg.child_chunk_overlap, cfg.table_parent_chars, sentence_groups=groups)
 
     def _parent_texts(self, document: Chunk) -> list[str]:
         if document.kind == "table":
             return split_table(document.text, self.table_parent_chars)
         if document.kind == "snippet":
             return [document.text]
+        if self.sentence_groups is not None:
+            return self.sentence_groups.groups(self.sentence_groups.sentences(document.text.split("\n")))
         return self._parents.split_text(document.text)
 
     def split(self, documents: Sequence[Chunk]) -> Corpus:

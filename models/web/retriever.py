@@ -17,6 +17,12 @@ skipped with a log line (its snippet stays); embedding runs in slices of the emb
 stops at the deadline (children left unembedded score 0); past the deadline the reranker is skipped
 (the recall order stands). So retrieval ends at its deadline give or take one page or one slice.
 
+ElectricSheep's page processing (§4.1, each off by default): `web.main_content` reads each page's main
+content with trafilatura (the configured extractor is its fallback; its paragraphs become the lines of the
+text document) and `web.sentence_chunks` makes sentence groups the text parents (`Chunker`). The BM25
+prefilter, the recall and the reranker stay the same. `last_stats.extractors` says, per query, which
+extractor read each page (the pipeline's trace shows it).
+
 `prefilter_k` (CPU profile) embeds only the children that BM25 ranks highest for the question. Embedding
 every child of five real pages (median ~400) with MiniLM takes a median 7.9 s of one CPU core; with the
 BM25 top 64 the whole stage takes 1.7 s, at the same answer-in-context recall (`scripts/bench_web.py`).
@@ -26,7 +32,7 @@ from __future__ import annotations
 import logging
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
@@ -37,6 +43,7 @@ from models.isolation import per_item
 from models.types import Chunk, Query
 from models.web.chunker import Chunker, Corpus
 from models.web.extraction import BACKENDS, extract_page
+from models.web.main_content import extract_main_content
 from models.web.lexical import bm25_scores
 from models.web.pages import PRESELECTORS, PageSelection, select_pages, snippet_document, snippet_text, unique_pages
 from models.web.reranker import Reranker, make_reranker
@@ -57,6 +64,7 @@ class RetrievalStats:
     children: int = 0  # child chunks built
     embedded: int = 0  # distinct child texts embedded
     parents: int = 0
+    extractors: dict[str, list[str]] = field(default_factory=dict)  # query id -> extractor per page read
 
 
 @contextmanager
@@ -157,20 +165,32 @@ class WebRetriever:
                 documents.append(Chunk(snippet_document(page), page.page_url, "snippet"))
                 continue
             try:
-                page_text = extract_page(page.page_result, page.page_name, backend=self.cfg.extraction_backend,
-                                         max_html_chars=self.cfg.max_html_chars,
-                                         max_page_tokens=self.cfg.max_page_tokens,
-                                         max_table_tokens=self.cfg.max_table_tokens)
+                text, tables = self._extract(query, page)
             except Exception:  # one unparsable page must not cost the query its other pages
                 log.warning("query %s: page %r could not be parsed", query.interaction_id, page.page_url[:200],
                             exc_info=True)
                 documents.append(Chunk(snippet_text(page), page.page_url, "text"))
                 continue
-            # db3 prepends the snippet: the search engine's summary is often the densest passage.
-            documents.append(Chunk(f"{snippet_text(page)} {page_text.text}".strip(), page.page_url, "text"))
-            documents.extend(Chunk(table, page.page_url, "table") for table in page_text.tables)
+            # db3 prepends the snippet: the search engine's summary is often the densest passage. (Main
+            # content keeps paragraphs as lines; the snippet is then a paragraph of its own.)
+            joint = "\n" if self.cfg.main_content.enabled else " "
+            documents.append(Chunk(f"{snippet_text(page)}{joint}{text}".strip(), page.page_url, "text"))
+            documents.extend(Chunk(table, page.page_url, "table") for table in tables)
         documents.extend(Chunk(snippet_document(p), p.page_url, "snippet") for p in selection.snippet_only)
         return [d for d in documents if d.text]
+
+    def _extract(self, query: Query, page) -> tuple[str, tuple[str, ...]]:
+        """A page's text (paragraphs as lines when main content is on) and its Markdown tables."""
+        read = self.last_stats.extractors.setdefault(query.interaction_id, [])
+        if self.cfg.main_content.enabled:
+            content = extract_main_content(page.page_result, page.page_name, self.cfg.main_content)
+            read.append(content.source)
+            return "\n".join(content.paragraphs), content.tables
+        page_text = extract_page(page.page_result, page.page_name, backend=self.cfg.extraction_backend,
+                                 max_html_chars=self.cfg.max_html_chars, max_page_tokens=self.cfg.max_page_tokens,
+                                 max_table_tokens=self.cfg.max_table_tokens)
+        read.append(self.cfg.extraction_backend)
+        return page_text.text, page_text.tables
 
     def _split(self, query: Query, documents: list[Chunk]) -> Corpus:
         try:

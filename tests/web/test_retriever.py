@@ -144,3 +144,45 @@ def test_g4dn_models_missing_is_a_clear_error(tmp_path, hashing_embedder):
     web = load_config("g4dn").web
     with pytest.raises(ModelNotFoundError, match=f"reranker was not found at {tmp_path}/BAAI/bge-reranker-v2-m3"):
         WebRetriever.from_config(web, str(tmp_path), embedder=hashing_embedder)
+
+
+# ---------------------------------------------------------------- ElectricSheep's page processing (§4.1)
+from tests.web.test_main_content import ARTICLE, needs  # noqa: E402
+
+
+def article_query():
+    page = SearchResult(page_name="DreamWorks", page_url="https://x.org/dw", page_snippet="DreamWorks news",
+                        page_result=ARTICLE)
+    return Query("qa", "when was dreamworks animation founded?", "", (page,))
+
+
+def test_default_config_reads_pages_with_the_configured_extractor(hashing_embedder):
+    retriever = make(replace(CFG, child_chunk_size=200, child_chunk_overlap=20), hashing_embedder=hashing_embedder)
+    assert retriever.chunker.sentence_groups is None  # off by default: db3's character-sized parents
+    chunks = retriever.retrieve([article_query()])[0]
+    assert retriever.last_stats.extractors == {"qa": ["selectolax"]}
+    assert any("cookies" in c.text for c in chunks)  # the tag-level extractor keeps the cookie banner
+
+
+def test_main_content_and_sentence_groups_replace_extractor_and_chunker(hashing_embedder):
+    needs("trafilatura")
+    needs("blingfire")
+    cfg = replace(CFG, child_chunk_size=200, child_chunk_overlap=20,
+                  main_content=replace(CFG.main_content, enabled=True, min_chars=50),
+                  sentence_chunks=replace(CFG.sentence_chunks, enabled=True, group_size=2))
+    retriever = make(cfg, hashing_embedder=hashing_embedder)
+    chunks = retriever.retrieve([article_query()])[0]
+    assert retriever.last_stats.extractors == {"qa": ["trafilatura"]}
+    texts = [c.text for c in chunks if c.kind == "text"]
+    assert not any("Copyright 2024" in t or "cookies" in t for t in texts)  # boilerplate gone
+    # parents are sentence groups (two sentences each), not 700-character windows
+    assert "The studio was founded in 1994 as a division of DreamWorks Pictures. Its first film was Antz, " \
+           "released in 1998." in texts
+    assert any(c.kind == "table" and "| 1998 | Antz |" in c.text for c in chunks)  # tables whole, from the fallback
+
+
+def test_main_content_falls_back_to_the_extractor_for_short_pages(hashing_embedder):
+    cfg = replace(CFG, main_content=replace(CFG.main_content, enabled=True, min_chars=10_000))
+    retriever = make(cfg, hashing_embedder=hashing_embedder)
+    chunks = retriever.retrieve([article_query()])[0]
+    assert retriever.last_stats.extractors == {"qa": ["fallback"]} and chunks
