@@ -6,6 +6,15 @@
                                        4 web: extract ─► chunk ─► recall ─► rerank ─► <DOC> context
                                                         ▼
                                        5 short answer from public + web context ─► post-process ─► verify ─► answers
+                                         or (ElectricSheep, `reasoning`): knowledge note + calculator lines ─►
+                                            reasoning over all references ─► backup summarizer ─► verify
+
+ElectricSheep's stages (seed 001 §4) are off unless the profile enables them (per task): page main content
+and sentence groups inside the web retriever (`web.main_content`, `web.sentence_chunks`); the attribute
+predictor (1b, `attributes`: a dynamic question without KG evidence gets "i don't know" or a stricter
+check, decided at the verify step so the trace says why); and the reasoning step (`reasoning`), which then
+replaces step 5 with its knowledge extractor and calculator as extra references. Its answer passes the
+same verifier (calculator lines count as evidence, the model's own knowledge note does not).
 
 Every answer is checked against the evidence it was generated from (models/verify): unsupported means
 "i don't know". A KG program whose result is a single value, list or count answers with that value,
@@ -22,17 +31,21 @@ from __future__ import annotations
 import logging
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Sequence
 
+from models.attributes import AttributePredictor
+from models.calculator.tool import Calculation, NumericalCalculator
 from models.config import Config
+from models.isolation import per_item
+from models.reasoning import KnowledgeExtractor, ReasonedAnswer, Reasoner, References
 from models.deadline import Deadline, check_stage_budgets, stage_deadline
 from models.embedder import Embedder
 from models.llm.generator import GenerationRequest, Generator, make_generator
 from models.llm.postprocess import clean_answer, is_idk
 from models.llm.prompts import PromptLibrary
 from models.types import IDK, INVALID, Answer, Chunk, Query
-from models.verify import Candidate, SupportVerifier, Verifier
+from models.verify import Candidate, Decision, SupportVerifier, Verifier, decide
 from models.web import WebRetriever, format_context
 
 log = logging.getLogger(__name__)
@@ -50,6 +63,7 @@ class _State:
     public_facts: list[str] = field(default_factory=list)
     kg_facts: list[str] = field(default_factory=list)
     answer: Answer | None = None
+    attribute: str | None = None  # "static" | "dynamic" when the attribute predictor ran
     trace: dict = field(default_factory=lambda: {"llm_calls": [], "attempts": []})
 
 
@@ -58,7 +72,9 @@ class Pipeline:
 
     def __init__(self, config: Config, generator: Generator, web: WebRetriever, router, kg=None,
                  public_data=None, prompts: PromptLibrary | None = None, grader_trim=None,
-                 verifier: Verifier | None = None):
+                 verifier: Verifier | None = None, attributes: AttributePredictor | None = None,
+                 reasoner: Reasoner | None = None, knowledge: KnowledgeExtractor | None = None,
+                 calculator: NumericalCalculator | None = None):
         self.config = config
         self.generator = generator
         self.web = web
@@ -68,6 +84,7 @@ class Pipeline:
         self.prompts = prompts or PromptLibrary()
         self.grader_trim = grader_trim
         self.verifier = verifier or SupportVerifier(config.verifier, generator=generator, prompts=self.prompts)
+        self._init_electric_sheep(attributes, reasoner, knowledge, calculator)
         self._task = config.pipeline.task or 1  # the task of the batch being answered (see task_for)
         self.stage_seconds: dict[str, float] = {}  # wall time per stage of the last batch (logged; for profiling)
         self.skipped_stages: list[str] = []  # stages of the last batch not started because the deadline passed
@@ -103,8 +120,32 @@ class Pipeline:
         grader_trim = load_grader_trim(config.pipeline.grader_tokenizer or None)
         prompts = PromptLibrary()  # one library for the answer steps and the verifier's check prompt
         verifier = SupportVerifier(config.verifier, embedder=embedder, generator=generator, prompts=prompts)
+        attributes = None
+        if config.attributes.enabled:
+            attributes = AttributePredictor.from_config(config.attributes, embedder=embedder, generator=generator)
         return cls(config, generator, web, router, kg=kg, public_data=public_data, prompts=prompts,
-                   grader_trim=grader_trim, verifier=verifier)
+                   grader_trim=grader_trim, verifier=verifier, attributes=attributes)
+
+    def _init_electric_sheep(self, attributes, reasoner, knowledge, calculator) -> None:
+        """ElectricSheep's optional stages: the injected ones, else built from the profile when it enables
+        them (the LLM stages need only the generator; the attribute classifier needs the embedder, so
+        `from_config` builds it). None = the stage is off."""
+        c, g = self.config, self.generator
+        if c.attributes.enabled and attributes is None:
+            raise ValueError("attributes.enabled needs an AttributePredictor (Pipeline.from_config builds it)")
+        if c.calculator.enabled and not c.reasoning.enabled:
+            raise ValueError("calculator.enabled needs reasoning.enabled: its results are references of the "
+                             "reasoning step")
+        self.attributes = attributes if c.attributes.enabled else None
+        self.reasoner = (reasoner or Reasoner(c.reasoning, g, self.prompts)) if c.reasoning.enabled else None
+        use_knowledge = c.reasoning.enabled and c.reasoning.knowledge.enabled
+        self.knowledge = (knowledge or KnowledgeExtractor(c.reasoning.knowledge, g, self.prompts)) \
+            if use_knowledge else None
+        self.calculator = (calculator or NumericalCalculator(c.calculator, g, self.prompts)) \
+            if c.calculator.enabled else None
+        # attributes.dynamic_policy "verify": the verifier's own checks, at a stricter similarity
+        self._dynamic_check = replace(c.verifier, enabled=True, min_similarity=max(
+            c.verifier.min_similarity, c.attributes.dynamic_verify_threshold))
 
     def task_for(self, queries: Sequence[Query]) -> int:
         """The configured task, or (task 0) the one the batch looks like: 50 pages = 3, a KG API = 2, else 1."""
@@ -122,6 +163,8 @@ class Pipeline:
         self.stage_seconds, self.skipped_stages = {}, []
         states = [_State(q) for q in queries]
         self._stage("route", self._route, states, deadline)
+        if self.attributes is not None:  # ElectricSheep's static/dynamic prediction (off by default)
+            self._stage("attributes", self._attributes, states, deadline)
         self._stage("public data", self._public_data, states, deadline)
         self._stage("kg", self._kg, states, deadline)
         self._stage("web", self._web, states, deadline)
@@ -157,6 +200,45 @@ class Pipeline:
     def _route(self, states: list[_State], deadline: Deadline) -> None:
         for state, domain in zip(states, self.router.route([s.query for s in states], deadline=deadline)):
             state.domain = domain
+
+    # ------------------------------------------------------------------ 1b. static or dynamic (ElectricSheep)
+    def _attributes(self, states: list[_State], deadline: Deadline) -> None:
+        if self._task not in self.config.attributes.tasks:
+            return
+        started = time.monotonic()
+        labels = per_item(lambda batch: self.attributes.predict([s.query.text for s in batch], deadline), states,
+                          lambda _: None, "attribute prediction")
+        seconds = round(time.monotonic() - started, 3)
+        cfg = self.config.attributes
+        for state, label in zip(states, labels):
+            # a failed prediction is "dynamic", the cautious side (as the predictor itself does)
+            state.attribute = label if label in ("static", "dynamic") else "dynamic"
+            state.trace["attribute"] = {"label": state.attribute, "method": cfg.method, "policy": cfg.dynamic_policy,
+                                        "failed": label is None, "seconds": seconds}
+
+    def _attribute_policy(self, answered, decisions: list) -> list:
+        """`attributes.dynamic_policy` on verified answers: a dynamic question without KG evidence gets
+        "i don't know" (idk) or must also pass the verifier at `dynamic_verify_threshold` (verify)."""
+        if self.attributes is None:
+            return decisions
+        out = []
+        for (state, _, _), decision in zip(answered, decisions):
+            if state.attribute is None or decision is None or not decision.accepted or is_idk(decision.answer):
+                out.append(decision)
+                continue
+            action = self.attributes.action(state.attribute, has_kg_evidence=bool(state.kg_facts))
+            state.trace["attribute"]["action"] = action
+            if action == "idk":
+                decision = Decision(IDK, False, "dynamic question without KG evidence (attribute predictor; "
+                                                "attributes.dynamic_policy idk)", decision.scores)
+            elif action == "verify":
+                stricter = decide(decision.scores, self._dynamic_check)
+                if not stricter.accepted:
+                    decision = Decision(IDK, False, f"dynamic question without KG evidence, stricter check "
+                                                    f"(attributes.dynamic_policy verify): {stricter.reason}",
+                                        decision.scores, decision.supporting)
+            out.append(decision)
+        return out
 
     # ------------------------------------------------------------------ 2. public data
     def _public_data(self, states: list[_State], deadline: Deadline) -> None:
@@ -211,9 +293,104 @@ class Pipeline:
         chunks = {}
         for state, web_chunks in zip(states, retrieved):
             chunks[id(state)] = _fact_chunks(state.public_facts, "public") + list(web_chunks)
+        if self._web_trace_on():
+            for state in states:
+                state.trace["web"] = {"extractors": self.web.last_stats.extractors.get(state.query.interaction_id, []),
+                                      "sentence_chunks": self.config.web.sentence_chunks.enabled}
+        if self.reasoner is not None and self._task in self.config.reasoning.tasks:
+            self._verify("reasoning", self._reason(states, chunks, deadline), chunks, deadline, final=True)
+            return
         p = self.config.pipeline
         answered = self._answer(states, chunks, p.answer_prompt, p.answer_adapter, deadline)
         self._verify("web", answered, chunks, deadline, final=True)
+
+    def _web_trace_on(self) -> bool:
+        """ElectricSheep's page processing is on: the trace says which extractor read each page."""
+        w = self.config.web
+        return (w.main_content.enabled or w.sentence_chunks.enabled) and hasattr(self.web, "last_stats")
+
+    # ------------------------------------------------------------------ 5'. reasoning (ElectricSheep)
+    def _reason(self, states: list[_State], chunks: dict, deadline: Deadline) -> list:
+        """(state, raw, answer) like `_answer`, from the reasoning module over every reference. The
+        knowledge note and calculator lines are made first under their own budgets; calculator lines join
+        the verifier's evidence (computed from it), the note does not (the model's memory)."""
+        asking = [s for s in states if chunks[id(s)] or s.kg_facts]
+        notes, calculations = {}, {}
+        if self.knowledge is not None and self._task in self.config.reasoning.knowledge.tasks:
+            notes = self._input_stage("knowledge", lambda budget: self._knowledge_notes(asking, budget), deadline)
+        if self.calculator is not None and self._task in self.config.calculator.tasks:
+            calculations = self._input_stage("calculator", lambda budget: self._calculations(asking, chunks, budget),
+                                             deadline)
+        references = []
+        for state in asking:
+            calculation = calculations.get(id(state))
+            lines = (calculation.as_reference(),) if calculation else ()
+            own = chunks[id(state)]
+            references.append(References(
+                web=tuple(c.text for c in own if c.kind in ("text", "snippet")),
+                tables=tuple(c.text for c in own if c.kind == "table"),
+                kg=tuple(state.kg_facts), public=tuple(state.public_facts), calculations=lines,
+                knowledge_note=notes.get(id(state), "")))
+            chunks[id(state)] = [*own, *_fact_chunks(state.kg_facts, "kg"), *_fact_chunks(lines, "calculator")]
+        started = time.monotonic()
+        results = per_item(
+            lambda batch: self.reasoner.answer([s.query.text for s, _ in batch], [s.query.query_time for s, _ in batch],
+                                               [r for _, r in batch], deadline),
+            list(zip(asking, references)), lambda _: ReasonedAnswer(IDK, "none"), "reasoning")
+        self.stage_seconds["reasoning"] = seconds = time.monotonic() - started
+        answers = {id(s): r for s, r in zip(asking, results)}
+        out = []
+        for state in states:
+            result = answers.get(id(state))
+            if result is None:  # nothing to reason over
+                out.append((state, None, IDK))
+                continue
+            state.trace["reasoning"] = {"source": result.source, "answer": result.answer,
+                                        "output": result.output[:2000], "seconds": round(seconds, 3)}
+            # raw = what the answer was read from: the reasoning output, or the summarizer's answer
+            raw = result.output if result.output.strip() else (result.answer if result.source == "backup" else "")
+            out.append((state, raw, result.answer))
+        return out
+
+    def _input_stage(self, name: str, run, deadline: Deadline) -> dict:
+        """An optional input of the reasoning step, `run(its budget)`; {} when skipped at the deadline or
+        failed (it costs that input, never the answers)."""
+        if deadline.expired():
+            self.skipped_stages.append(name)
+            return {}
+        started = time.monotonic()
+        try:
+            return run(stage_deadline(deadline, self.config.pipeline.stage_budgets, name))
+        except Exception:
+            log.exception("stage %s failed", name)
+            return {}
+        finally:
+            self.stage_seconds[name] = time.monotonic() - started
+
+    def _knowledge_notes(self, states: list[_State], deadline: Deadline) -> dict:
+        started = time.monotonic()
+        notes = per_item(lambda batch: self.knowledge.notes([s.query.text for s in batch],
+                                                            [s.query.query_time for s in batch], deadline),
+                         states, lambda _: "", "knowledge extraction")
+        seconds = round(time.monotonic() - started, 3)
+        for state, note in zip(states, notes):
+            state.trace["knowledge"] = {"note": note, "seconds": seconds}
+        return {id(s): note for s, note in zip(states, notes) if note}
+
+    def _calculations(self, states: list[_State], chunks: dict, deadline: Deadline) -> dict:
+        started = time.monotonic()
+        items = [(s, [c.text for c in chunks[id(s)]] + list(s.kg_facts)) for s in states]
+        results: list[Calculation | None] = per_item(
+            lambda batch: self.calculator.calculate([s.query.text for s, _ in batch],
+                                                    [s.query.query_time for s, _ in batch], [r for _, r in batch],
+                                                    deadline),
+            items, lambda _: None, "calculator")
+        seconds = round(time.monotonic() - started, 3)
+        for state, result in zip(states, results):
+            state.trace["calculator"] = {"seconds": seconds, **({
+                "expression": result.expression, "value": result.value, "votes": result.votes,
+                "samples": result.samples, "rejected": list(result.rejected)} if result else {"value": None})}
+        return {id(s): r for s, r in zip(states, results) if r is not None}
 
     # ------------------------------------------------------------------ shared verify step
     def _verify(self, source, answered, chunks, deadline, final: bool) -> None:
@@ -228,6 +405,7 @@ class Pipeline:
             log.exception("verifier failed for %d answers", len(candidates))
             decisions = [None] * len(candidates)
             failure = f"verifier failed: {type(exc).__name__}: {exc}"
+        decisions = self._attribute_policy(answered, decisions)
         for (state, raw, text), decision in zip(answered, decisions):
             attempt = {"pathway": source, "raw_output": raw or "", "candidate": text,
                        "chunks": [_chunk_trace(c) for c in chunks.get(id(state), ())]}
