@@ -1,24 +1,34 @@
-"""Ablation of ElectricSheep's stages (seed 001 Table 2) with this package's evaluator.
+"""Ablation of ElectricSheep's stages (seed 001 Table 2) with this package's evaluator and normalized judge.
 
-    python scripts/ablation.py --data ../shared/crag/dev_data.jsonl.bz2 --tokenizer ../shared/crag/tokenizer \\
-        [--profile cpu] [--task 1] [--only base all] [--output-root /tmp/ablation] [--dry-run]
+    python scripts/ablation.py [--suites sample dev task2] [--only base +web ...] [--profile cpu] \\
+        [--baseline sample=RUN_DIR dev=RUN_DIR task2=RUN_DIR] [--lock "flock LOCKFILE"] \\
+        [--output-root outputs/ablation] [--limit N] [--dry-run]
 
-For every configuration (the base profile plus dotted overrides; `--only` picks some) it resolves and checks
-the profile with `load_config`, saves it as `<output-root>/<name>/profile.yaml`, runs `local_evaluation.py`
-with that profile in a subprocess (one process per configuration: each builds its own models, and a crash
-costs one row), reads the metrics line it prints and finally prints one table: score, accuracy,
-hallucination and missing rates. A rerun resumes each configuration's
-predictions (local_evaluation's own resume). `--dry-run` writes the profiles and prints the commands only.
+Configurations (rows): the base profile, then one module switched on at a time (web page processing, the
+attribute predictor under each dynamic policy, the reasoning step with and without its backup summarizer,
+with the calculator, with the knowledge extractor), then all of them. Suites (column groups): the bundled
+sample (Task 1), the 10 real dev questions (`../shared/crag/dev_data.jsonl.bz2` with the grader's
+tokenizer) and the Task-2 sample (bundled mock KG API); `--data/--task/--tokenizer` define one suite of
+your own instead.
 
-The stages switch on through their own profile sections; a configuration only measures something once
-the pipeline reads that section.
+For every configuration, in order (cheapest first), and every suite it resolves and checks the profile with
+`load_config`, saves it as `<output-root>/<configuration>/profile.yaml`, runs `local_evaluation.py` in a
+subprocess (`--lock` is put in front of it, e.g. a `flock` on a shared lock file so measured runs never
+overlap; default none) into `<output-root>/<configuration>/<suite>/`, and reads that run's `summary.json`
+(normalized judge) and `predictions.jsonl` (mean seconds per question). A run directory that already has a
+summary is read, not rerun (`--rerun` forces it; an unfinished one resumes its predictions). `--baseline
+SUITE=DIR` reads the base row of that suite from an existing run directory (e.g. the default profile's
+final runs) instead of running it. The table is printed and written to `<output-root>/ablation.md`; a cell
+whose run did not happen says "not run", one whose run failed says "failed".
 """
 from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -31,6 +41,7 @@ CALCULATOR = {"calculator.enabled": True}
 KNOWLEDGE = {"reasoning.knowledge.enabled": True}
 REASONING = {"reasoning.enabled": True}
 NO_BACKUP = {"reasoning.backup.enabled": False}
+# Cheapest first: the retrieval and attribute rows add milliseconds per question, the LLM stages seconds.
 CONFIGURATIONS: dict[str, dict] = {
     "base": {},
     "+web": WEB,
@@ -44,68 +55,160 @@ CONFIGURATIONS: dict[str, dict] = {
 }
 
 
-def command(args, profile_path: Path, out_dir: Path) -> list[str]:
-    cmd = [sys.executable, str(REPO_ROOT / "local_evaluation.py"), "--profile", str(profile_path), "--task",
-           str(args.task), "--output-dir", str(out_dir), "--data", args.data]
+@dataclass(frozen=True)
+class Suite:
+    data: str
+    task: int
+    tokenizer: str | None = None
+
+
+SUITES = {
+    "sample": Suite("data/sample/crag_sample.jsonl", 1),
+    "dev": Suite("../shared/crag/dev_data.jsonl.bz2", 1, "../shared/crag/tokenizer"),
+    "task2": Suite("data/sample/crag_sample.jsonl", 2),
+}
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One configuration on one suite: counts of the normalized judge and mean seconds per question."""
+
+    status: str  # "ok" | "not run" | "failed"
+    correct: int = 0
+    missing: int = 0
+    hallucination: int = 0
+    total: int = 0
+    seconds: float = float("nan")
+
+    @property
+    def score(self) -> float:
+        return (self.correct - self.hallucination) / self.total if self.total else float("nan")
+
+
+def folder(name: str) -> str:
+    return name.replace("+", "plus-").replace("(", "-").replace(")", "")
+
+
+def read_run(run_dir: Path) -> Cell | None:
+    """The cell of a finished local_evaluation run directory, or None when it has no summary."""
+    try:
+        summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    m = summary["metrics"]
+    latencies = []
+    try:
+        with open(run_dir / "predictions.jsonl", encoding="utf-8") as fh:
+            latencies = [float(json.loads(line)["latency_s"]) for line in fh if line.strip()]
+    except (OSError, json.JSONDecodeError, KeyError, ValueError):
+        pass
+    seconds = sum(latencies) / len(latencies) if latencies else float("nan")
+    return Cell("ok", int(m["n_correct"]), int(m["n_miss"]), int(m["n_hallucination"]), int(m["total"]), seconds)
+
+
+def command(args, suite: Suite, profile_path: Path, out_dir: Path) -> list[str]:
+    cmd = [*shlex.split(args.lock or ""), sys.executable, str(REPO_ROOT / "local_evaluation.py"), "--profile",
+           str(profile_path), "--task", str(suite.task), "--output-dir", str(out_dir), "--data", suite.data]
     if args.limit:
         cmd += ["--limit", str(args.limit)]
-    if args.tokenizer:
-        cmd += ["--tokenizer", args.tokenizer]
+    if suite.tokenizer:
+        cmd += ["--tokenizer", suite.tokenizer]
     return cmd
 
 
-def metrics_line(stdout: str) -> dict | None:
-    """The last JSON object line local_evaluation printed (its metrics dict), or None."""
-    for line in reversed(stdout.splitlines()):
-        if line.startswith("{"):
-            try:
-                return json.loads(line)
-            except json.JSONDecodeError:
-                continue
-    return None
+def table(rows: dict[str, dict[str, Cell]], suites: list[str]) -> str:
+    """Markdown, the shape of ElectricSheep's Table 2: one row per configuration, per suite the counts of
+    correct / missing / hallucinated answers, the score ((correct - hallucinated) / n) and seconds per question."""
+    head = "| configuration | " + " | ".join(f"{s}: correct / missing / halluc. (n) | {s}: score | {s}: s/q"
+                                             for s in suites) + " |"
+    lines = [head, "|---" * (1 + 3 * len(suites)) + "|"]
+    for name, cells in rows.items():
+        parts = []
+        for suite in suites:
+            cell = cells.get(suite, Cell("not run"))
+            if cell.status != "ok":
+                parts += [cell.status, "", ""]
+            else:
+                parts += [f"{cell.correct} / {cell.missing} / {cell.hallucination} ({cell.total})",
+                          f"{cell.score:+.3f}", f"{cell.seconds:.1f}"]
+        lines.append(f"| {name} | " + " | ".join(parts) + " |")
+    return "\n".join(lines)
 
 
-def main() -> int:
+def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default="data/sample/crag_sample.jsonl")
-    parser.add_argument("--profile", default="cpu")
+    parser.add_argument("--suites", nargs="+", choices=sorted(SUITES), default=list(SUITES))
+    parser.add_argument("--data", help="one suite of your own instead of --suites (with --task, --tokenizer)")
     parser.add_argument("--task", type=int, default=1, choices=(1, 2, 3))
-    parser.add_argument("--limit", type=int)
     parser.add_argument("--tokenizer")
-    parser.add_argument("--only", nargs="+", choices=sorted(CONFIGURATIONS), help="configurations to run")
+    parser.add_argument("--profile", default="cpu")
+    parser.add_argument("--limit", type=int)
+    parser.add_argument("--only", nargs="+", choices=list(CONFIGURATIONS), help="configurations to run")
+    parser.add_argument("--baseline", nargs="+", default=[], metavar="SUITE=DIR",
+                        help="read the base row of SUITE from this finished run directory")
+    parser.add_argument("--lock", default="", help="command prefix for every run, e.g. 'flock LOCKFILE'")
     parser.add_argument("--output-root", default="outputs/ablation")
-    parser.add_argument("--dry-run", action="store_true")
-    args = parser.parse_args()
+    parser.add_argument("--rerun", action="store_true", help="run even where a summary exists")
+    parser.add_argument("--dry-run", action="store_true", help="write the profiles, print the commands")
+    return parser.parse_args(argv)
 
-    rows = []
+
+def cell(root: Path, name: str, suite: str, baselines: dict[str, str], failed: set) -> Cell:
+    """What is known of one configuration on one suite: its run (or the given baseline run), else why not."""
+    if name == "base" and suite in baselines:
+        return read_run(Path(baselines[suite])) or Cell("failed")
+    return read_run(root / folder(name) / suite) or Cell("failed" if (name, suite) in failed else "not run")
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    suites = {"custom": Suite(args.data, args.task, args.tokenizer)} if args.data else \
+        {name: SUITES[name] for name in args.suites}
+    baselines = dict(item.split("=", 1) for item in args.baseline)
+    unknown = set(baselines) - set(suites)
+    if unknown:
+        print(f"--baseline for unknown suite(s) {sorted(unknown)}; suites: {sorted(suites)}", file=sys.stderr)
+        return 2
+    root = Path(args.output_root).resolve()
+    failed: set[tuple[str, str]] = set()
+
+    def write_table() -> str:
+        text = table({name: {s: cell(root, name, s, baselines, failed) for s in suites} for name in CONFIGURATIONS},
+                     list(suites))
+        (root / "ablation.md").write_text(text + "\n", encoding="utf-8")
+        return text
+
     for name in args.only or CONFIGURATIONS:
-        out_dir = Path(args.output_root) / name.replace("+", "plus-").replace("(", "-").replace(")", "")
-        out_dir.mkdir(parents=True, exist_ok=True)
         try:
             config = load_config(args.profile, CONFIGURATIONS[name])
         except ConfigError as exc:
             print(f"{name}: bad configuration: {exc}", file=sys.stderr)
             return 2
-        profile_path = out_dir / "profile.yaml"
+        (root / folder(name)).mkdir(parents=True, exist_ok=True)
+        profile_path = root / folder(name) / "profile.yaml"
         save_config(config, profile_path)
-        cmd = command(args, profile_path, out_dir)
-        print(f"[{name}] {' '.join(cmd)}", flush=True)
-        if args.dry_run:
-            continue
-        done = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True)
-        metrics = metrics_line(done.stdout)
-        if done.returncode != 0 or metrics is None:
-            print(f"[{name}] failed (exit {done.returncode}): {done.stderr.strip()[-400:]}", file=sys.stderr)
-        rows.append((name, metrics))
-    if rows:
-        print(f"\n{'configuration':24} {'score':>7} {'accuracy':>9} {'halluc.':>8} {'missing':>8} {'n':>5}")
-        for name, m in rows:
-            if m is None:
-                print(f"{name:24} {'failed':>7}")
+        for suite_name, suite in suites.items():
+            out_dir = root / folder(name) / suite_name
+            if name == "base" and suite_name in baselines:
+                print(f"[{name} / {suite_name}] read from {baselines[suite_name]}", flush=True)
                 continue
-            print(f"{name:24} {m.get('score', float('nan')):7.3f} {m.get('accuracy', float('nan')):9.3f} "
-                  f"{m.get('hallucination', float('nan')):8.3f} {m.get('missing', float('nan')):8.3f} "
-                  f"{m.get('total', 0):5}")
+            if not args.rerun and read_run(out_dir) is not None:
+                print(f"[{name} / {suite_name}] already measured in {out_dir}", flush=True)
+                continue
+            cmd = command(args, suite, profile_path, out_dir)
+            print(f"[{name} / {suite_name}] {shlex.join(cmd)}", flush=True)
+            if args.dry_run:
+                continue
+            if args.rerun:
+                (out_dir / "summary.json").unlink(missing_ok=True)
+            log_path = root / folder(name) / f"{suite_name}.log"
+            with open(log_path, "w", encoding="utf-8") as log:
+                result = subprocess.run(cmd, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT)
+            if result.returncode != 0 or read_run(out_dir) is None:
+                failed.add((name, suite_name))
+                print(f"[{name} / {suite_name}] failed (exit {result.returncode}); see {log_path}", file=sys.stderr)
+            write_table()  # after every run: a stopped ablation keeps the rows it finished
+    print("\n" + write_table())
     return 0
 
 
