@@ -347,8 +347,10 @@ class Pipeline:
                 continue
             state.trace["reasoning"] = {"source": result.source, "answer": result.answer,
                                         "output": result.output[:2000], "seconds": round(seconds, 3)}
-            # raw = what the answer was read from: the reasoning output, or the summarizer's answer
-            raw = result.output if result.output.strip() else (result.answer if result.source == "backup" else "")
+            # raw = what the answer was read from: the reasoning output, or the summarizer's answer ("" when
+            # neither produced anything: the verify step then says the deadline cut the generation)
+            raw = result.output if result.output.strip() or result.source != "backup" or is_idk(result.answer) \
+                else result.answer
             out.append((state, raw, result.answer))
         return out
 

@@ -308,3 +308,10 @@ def test_kg_facts_are_references_of_the_reasoning_step():
     answer = pipe.answer(queries("what is the capital of australia?"))[0]
     assert answer.source == "reasoning" and "### KG fact 1:\nThe capital of Australia is Canberra." in \
         generator.prompts["reasoning"][0]
+
+
+def test_a_question_neither_reasoning_nor_backup_answered_says_the_deadline_cut_it():
+    pipe, _ = build({"reasoning.enabled": True, "reasoning.budget_s": 1e-9}, generator=Scripted(backup=""))
+    answer = pipe.answer(queries("what is the capital of australia?"), deadline=Deadline(100))[0]
+    assert answer.text == IDK and answer.trace["reasoning"]["source"] == "backup"
+    assert answer.trace["why"].startswith("no model output")
