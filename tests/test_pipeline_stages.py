@@ -128,9 +128,9 @@ def test_dynamic_question_without_kg_evidence_gets_idk_and_the_trace_says_why():
 
 
 def test_kg_evidence_lets_a_dynamic_question_be_answered():
-    kg = FakeKG({"what is the stock price now?": ["The price is Canberra."]})
+    kg = FakeKG({"what is the capital of australia now?": ["The capital of Australia is Canberra."]})
     pipe, _ = build({"attributes.enabled": True, "pipeline.task": 2}, kg=kg, attributes=predictor("idk"))
-    answer = pipe.answer(queries("what is the stock price now?"))[0]
+    answer = pipe.answer(queries("what is the capital of australia now?"))[0]
     assert (answer.text, answer.source) == ("Canberra", "kg") and answer.trace["attribute"]["action"] == "answer"
 
 
