@@ -325,16 +325,11 @@ class Pipeline:
         for state in asking:
             calculation = calculations.get(id(state))
             lines = (calculation.as_reference(),) if calculation else ()
-            own = chunks[id(state)]
-            references.append(References(
-                web=tuple(c.text for c in own if c.kind in ("text", "snippet")),
-                tables=tuple(c.text for c in own if c.kind == "table"),
-                kg=tuple(state.kg_facts), public=tuple(state.public_facts), calculations=lines,
-                knowledge_note=notes.get(id(state), "")))
+            references.append(_references(state, chunks[id(state)], lines, notes.get(id(state), "")))
             # the verifier's evidence: a calculation is about the question it was computed for (the verifier
             # wants evidence that shares the question's words), the operands came from the chunks above
             computed = [f'Calculated for the question "{state.query.text}": {line}' for line in lines]
-            chunks[id(state)] = [*own, *_fact_chunks(state.kg_facts, "kg"), *_fact_chunks(computed, "calculator")]
+            chunks[id(state)] += _fact_chunks(state.kg_facts, "kg") + _fact_chunks(computed, "calculator")
         started = time.monotonic()
         results = per_item(
             lambda batch: self.reasoner.answer([s.query.text for s, _ in batch], [s.query.query_time for s, _ in batch],
@@ -392,9 +387,7 @@ class Pipeline:
             items, lambda _: None, "calculator")
         seconds = round(time.monotonic() - started, 3)
         for state, result in zip(states, results):
-            state.trace["calculator"] = {"seconds": seconds, **({
-                "expression": result.expression, "value": result.value, "votes": result.votes,
-                "samples": result.samples, "rejected": list(result.rejected)} if result else {"value": None})}
+            state.trace["calculator"] = {**(result.as_trace() if result else {"value": None}), "seconds": seconds}
         return {id(s): r for s, r in zip(states, results) if r is not None}
 
     # ------------------------------------------------------------------ shared verify step
@@ -472,6 +465,13 @@ class Pipeline:
 def _kg_expected(task: int) -> bool:
     """Whether to build the KG pathway: Tasks 2/3, or auto-detect with a mock API URL in the environment."""
     return task in (2, 3) or (task == 0 and bool(os.environ.get("CRAG_MOCK_API_URL")))
+
+
+def _references(state: _State, chunks: Sequence[Chunk], calculations: tuple[str, ...], note: str) -> References:
+    """Everything the reasoning step reads about one query, by source (web text, tables, KG, public data)."""
+    return References(web=tuple(c.text for c in chunks if c.kind in ("text", "snippet")),
+                      tables=tuple(c.text for c in chunks if c.kind == "table"), kg=tuple(state.kg_facts),
+                      public=tuple(state.public_facts), calculations=calculations, knowledge_note=note)
 
 
 def _chunk_trace(chunk: Chunk) -> dict:

@@ -46,6 +46,10 @@ class Calculation:
     samples: int
     rejected: tuple[str, ...] = ()
 
+    def as_trace(self) -> dict:
+        return {"expression": self.expression, "value": self.value, "votes": self.votes, "samples": self.samples,
+                "rejected": list(self.rejected)}
+
     def as_reference(self) -> str:
         """The line the reasoning prompt shows."""
         return f"{self.expression} = {self.value} ({self.votes} of {self.samples} samples agree)"
