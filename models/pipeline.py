@@ -294,9 +294,10 @@ class Pipeline:
         for state, web_chunks in zip(states, retrieved):
             chunks[id(state)] = _fact_chunks(state.public_facts, "public") + list(web_chunks)
         if self._web_trace_on():
+            groups = self.config.web.sentence_chunks
             for state in states:
                 state.trace["web"] = {"extractors": self.web.last_stats.extractors.get(state.query.interaction_id, []),
-                                      "sentence_chunks": self.config.web.sentence_chunks.enabled}
+                                      "sentence_chunks": groups.enabled and self._task in groups.tasks}
         if self.reasoner is not None and self._task in self.config.reasoning.tasks:
             self._verify("reasoning", self._reason(states, chunks, deadline), chunks, deadline, final=True)
             return

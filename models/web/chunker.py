@@ -86,9 +86,9 @@ class Chunker:
         self.sentence_groups = sentence_groups  # None: character-sized text parents (db3)
 
     @classmethod
-    def from_config(cls, cfg) -> "Chunker":
-        """Built from a `WebConfig` (sentence-group parents when `web.sentence_chunks.enabled`)."""
-        groups = SentenceChunker(cfg.sentence_chunks) if cfg.sentence_chunks.enabled else None
+    def from_config(cls, cfg, sentence_groups: bool = False) -> "Chunker":
+        """Built from a `WebConfig`; `sentence_groups`: text parents by `web.sentence_chunks`."""
+        groups = SentenceChunker(cfg.sentence_chunks) if sentence_groups else None
         return cls(cfg.parent_chunk_size, cfg.parent_chunk_overlap, cfg.child_chunk_size,
                    cfg.child_chunk_overlap, cfg.table_parent_chars, sentence_groups=groups)
 

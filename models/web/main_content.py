@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class MainContentConfig:
     enabled: bool = False  # off: the web pathway keeps today's extractor
+    tasks: tuple[int, ...] = (1, 2, 3)  # tasks in which it runs when enabled
     fallback_backend: str = "selectolax"  # bs4 | selectolax: tables always, text when trafilatura fails
     min_chars: int = 200  # trafilatura text shorter than this -> fallback text
     favor_recall: bool = True  # trafilatura's recall mode keeps more borderline paragraphs

@@ -89,6 +89,8 @@ class WebRetriever:
         self.embedder = embedder
         self.reranker = reranker
         self.chunker = chunker or Chunker.from_config(cfg)
+        # ElectricSheep's sentence-group parents, for the tasks `web.sentence_chunks` names
+        self.group_chunker = Chunker.from_config(cfg, sentence_groups=True) if cfg.sentence_chunks.enabled else None
         self.clock = clock  # of `last_stats`; the benchmark passes time.process_time (CPU time)
         self.last_stats = RetrievalStats()
 
@@ -124,9 +126,9 @@ class WebRetriever:
         stats = self.last_stats
         with _timed(stats, "extract_ms", self.clock):
             selections = self._select(queries, task, deadline)
-            documents = [self._documents(q, s, deadline) for q, s in zip(queries, selections)]
+            documents = [self._documents(q, s, task, deadline) for q, s in zip(queries, selections)]
         with _timed(stats, "chunk_ms", self.clock):
-            corpora = [self._split(q, docs) for q, docs in zip(queries, documents)]
+            corpora = [self._split(q, docs, task) for q, docs in zip(queries, documents)]
         with _timed(stats, "embed_ms", self.clock):
             hits = self._recall(queries, corpora, deadline)
         with _timed(stats, "rerank_ms", self.clock):
@@ -156,7 +158,8 @@ class WebRetriever:
         return [select_pages(q, top, scores.get(i) if i in ranked else search_order[i])  # None: BM25
                 for i, q in enumerate(queries)]
 
-    def _documents(self, query: Query, selection: PageSelection, deadline: Deadline) -> list[Chunk]:
+    def _documents(self, query: Query, selection: PageSelection, task: int, deadline: Deadline) -> list[Chunk]:
+        main_content = self.cfg.main_content.enabled and task in self.cfg.main_content.tasks
         documents = []
         for page in selection.full:
             if deadline.expired():  # no time to parse this page: its snippet still speaks for it
@@ -165,7 +168,7 @@ class WebRetriever:
                 documents.append(Chunk(snippet_document(page), page.page_url, "snippet"))
                 continue
             try:
-                text, tables = self._extract(query, page)
+                text, tables = self._extract(query, page, main_content)
             except Exception:  # one unparsable page must not cost the query its other pages
                 log.warning("query %s: page %r could not be parsed", query.interaction_id, page.page_url[:200],
                             exc_info=True)
@@ -173,16 +176,16 @@ class WebRetriever:
                 continue
             # db3 prepends the snippet: the search engine's summary is often the densest passage. (Main
             # content keeps paragraphs as lines; the snippet is then a paragraph of its own.)
-            joint = "\n" if self.cfg.main_content.enabled else " "
+            joint = "\n" if main_content else " "
             documents.append(Chunk(f"{snippet_text(page)}{joint}{text}".strip(), page.page_url, "text"))
             documents.extend(Chunk(table, page.page_url, "table") for table in tables)
         documents.extend(Chunk(snippet_document(p), p.page_url, "snippet") for p in selection.snippet_only)
         return [d for d in documents if d.text]
 
-    def _extract(self, query: Query, page) -> tuple[str, tuple[str, ...]]:
-        """A page's text (paragraphs as lines when main content is on) and its Markdown tables."""
+    def _extract(self, query: Query, page, main_content: bool) -> tuple[str, tuple[str, ...]]:
+        """A page's text (paragraphs as lines with main content) and its Markdown tables."""
         read = self.last_stats.extractors.setdefault(query.interaction_id, [])
-        if self.cfg.main_content.enabled:
+        if main_content:
             content = extract_main_content(page.page_result, page.page_name, self.cfg.main_content)
             read.append(content.source)
             return "\n".join(content.paragraphs), content.tables
@@ -192,9 +195,10 @@ class WebRetriever:
         read.append(self.cfg.extraction_backend)
         return page_text.text, page_text.tables
 
-    def _split(self, query: Query, documents: list[Chunk]) -> Corpus:
+    def _split(self, query: Query, documents: list[Chunk], task: int) -> Corpus:
+        use_groups = self.group_chunker is not None and task in self.cfg.sentence_chunks.tasks
         try:
-            corpus = self.chunker.split(documents)
+            corpus = (self.group_chunker if use_groups else self.chunker).split(documents)
         except Exception:
             log.warning("query %s: documents could not be chunked", query.interaction_id, exc_info=True)
             return Corpus()

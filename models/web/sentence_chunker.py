@@ -30,6 +30,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
 @dataclass(frozen=True)
 class SentenceChunkConfig:
     enabled: bool = False
+    tasks: tuple[int, ...] = (1, 2, 3)  # tasks in which it runs when enabled
     segmenter: str = "blingfire"  # blingfire | regex
     max_sentence_chars: int = 400  # longer sentences are truncated
     group_size: int = 3  # sentences per ordinary chunk (ElectricSheep: 3)

@@ -173,6 +173,7 @@ def test_main_content_and_sentence_groups_replace_extractor_and_chunker(hashing_
     retriever = make(cfg, hashing_embedder=hashing_embedder)
     chunks = retriever.retrieve([article_query()])[0]
     assert retriever.last_stats.extractors == {"qa": ["trafilatura"]}
+    assert retriever.group_chunker.sentence_groups is not None and retriever.chunker.sentence_groups is None
     texts = [c.text for c in chunks if c.kind == "text"]
     assert not any("Copyright 2024" in t or "cookies" in t for t in texts)  # boilerplate gone
     # parents are sentence groups (two sentences each), not 700-character windows
@@ -186,3 +187,13 @@ def test_main_content_falls_back_to_the_extractor_for_short_pages(hashing_embedd
     retriever = make(cfg, hashing_embedder=hashing_embedder)
     chunks = retriever.retrieve([article_query()])[0]
     assert retriever.last_stats.extractors == {"qa": ["fallback"]} and chunks
+
+
+def test_page_processing_runs_only_for_its_tasks(hashing_embedder):
+    cfg = replace(CFG, child_chunk_size=200, child_chunk_overlap=20,
+                  main_content=replace(CFG.main_content, enabled=True, min_chars=50, tasks=(2,)),
+                  sentence_chunks=replace(CFG.sentence_chunks, enabled=True, segmenter="regex", tasks=(2,)))
+    retriever = make(cfg, hashing_embedder=hashing_embedder)
+    default = make(replace(CFG, child_chunk_size=200, child_chunk_overlap=20), hashing_embedder=hashing_embedder)
+    assert retriever.retrieve([article_query()], task=1) == default.retrieve([article_query()], task=1)
+    assert retriever.last_stats.extractors == {"qa": ["selectolax"]}
