@@ -294,10 +294,12 @@ class Pipeline:
         for state, web_chunks in zip(states, retrieved):
             chunks[id(state)] = _fact_chunks(state.public_facts, "public") + list(web_chunks)
         if self._web_trace_on():
-            groups = self.config.web.sentence_chunks
-            for state in states:
-                state.trace["web"] = {"extractors": self.web.last_stats.extractors.get(state.query.interaction_id, []),
-                                      "sentence_chunks": groups.enabled and self._task in groups.tasks}
+            groups, stats = self.config.web.sentence_chunks, self.web.last_stats
+            for state in states:  # extraction and chunking seconds are the batch's
+                state.trace["web"] = {"extractors": stats.extractors.get(state.query.interaction_id, []),
+                                      "sentence_chunks": groups.enabled and self._task in groups.tasks,
+                                      "extract_s": round(stats.extract_ms / 1000, 3),
+                                      "chunk_s": round(stats.chunk_ms / 1000, 3)}
         if self.reasoner is not None and self._task in self.config.reasoning.tasks:
             self._verify("reasoning", self._reason(states, chunks, deadline), chunks, deadline, final=True)
             return

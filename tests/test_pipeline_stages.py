@@ -290,11 +290,12 @@ def test_the_web_trace_names_the_extractor_of_every_page():
         def __init__(self):
             super().__init__()
             from models.web.retriever import RetrievalStats
-            self.last_stats = RetrievalStats(extractors={"id0": ["trafilatura", "fallback"]})
+            self.last_stats = RetrievalStats(extract_ms=1500, chunk_ms=20, extractors={"id0": ["trafilatura", "fallback"]})
 
     config = load_config("cpu", {"pipeline.task": 1, **NO_EMBEDDER, "web.main_content.enabled": True})
     answer = Pipeline(config, Scripted(), StatsWeb(), FakeRouter()).answer(queries("capital of australia?"))[0]
-    assert answer.trace["web"] == {"extractors": ["trafilatura", "fallback"], "sentence_chunks": False}
+    assert answer.trace["web"] == {"extractors": ["trafilatura", "fallback"], "sentence_chunks": False,
+                                   "extract_s": 1.5, "chunk_s": 0.02}
 
 
 def test_kg_facts_are_references_of_the_reasoning_step():
