@@ -316,3 +316,23 @@ def test_a_question_neither_reasoning_nor_backup_answered_says_the_deadline_cut_
     answer = pipe.answer(queries("what is the capital of australia?"), deadline=Deadline(100))[0]
     assert answer.text == IDK and answer.trace["reasoning"]["source"] == "backup"
     assert answer.trace["why"].startswith("no model output")
+
+
+@pytest.mark.parametrize("enabled", [False, True])
+def test_from_config_builds_the_attribute_predictor_only_when_enabled(monkeypatch, enabled):
+    import models.pipeline as pipeline_module
+    import models.routing
+    import models.trim
+    from models.web.retriever import WebRetriever
+
+    embedder, built = object(), []
+    monkeypatch.setattr(pipeline_module, "make_generator", lambda config, models_dir: Scripted())
+    monkeypatch.setattr(pipeline_module.Embedder, "from_config", staticmethod(lambda config, models_dir: embedder))
+    monkeypatch.setattr(WebRetriever, "from_config", classmethod(lambda cls, cfg, models_dir, embedder: PageWeb()))
+    monkeypatch.setattr(models.routing, "make_router", lambda config, generator, embedder: FakeRouter())
+    monkeypatch.setattr(models.trim, "load_grader_trim", lambda path: None)
+    monkeypatch.setattr(AttributePredictor, "from_config", classmethod(
+        lambda cls, config, embedder, generator: built.append(embedder) or predictor()))
+    config = load_config("cpu", {"pipeline.task": 1, "attributes.enabled": enabled, "pipeline.use_public_data": []})
+    pipe = Pipeline.from_config(config)
+    assert (pipe.attributes is not None) == enabled and built == ([embedder] if enabled else [])
