@@ -154,3 +154,24 @@ def test_a_kg_value_is_exempt_from_the_reading_thresholds_but_not_from_its_kind(
     assert _verify(query, "0.75", facts, source="kg-direct", **kw).answer == "0.75"
     zero = _verify("how many members are in the band coldplay?", "0", ("The band has 0 members.",), source="kg-direct")
     assert not zero.accepted and "zero" in zero.reason
+
+
+def test_hostile_sentences_give_a_span_or_none_never_an_exception_and_stay_fast():
+    import random
+    import time
+
+    rng = random.Random(0)
+    pieces = ["The", "is", "was", "of", "and", "Bong", "Joon-ho", "|", "$", "1,000", "2010-07-15", "July", "15,",
+              "top", "10", "\"", "\u201c", "(", ")", "By", "Published", "\u00e9", "\u2013", "3-1", "or", "?", "A" * 50,
+              "\x00", " " * 20, "10th", "Ma\u00efs", ",", ".", "in"]
+    questions = ["who won?", "how many points?", "when was it released?", "which countries border x?",
+                 "what was the score?", "is it a or b?", "in which country was he born?", "what is it?", ""]
+    started = time.process_time()
+    for _ in range(3000):
+        sentence = " ".join(rng.choice(pieces) for _ in range(rng.randint(0, 60)))
+        question = rng.choice(questions)
+        span = extract(question, sentence, (sentence,))
+        assert isinstance(span, Span) and isinstance(span.text, str)
+        assert stands_alone(span, (sentence,)) in (True, False)
+        value_fits(span.kind, span.text, question)
+    assert time.process_time() - started < 30  # linear regexes: ~1 s here; a backtracking one takes minutes
