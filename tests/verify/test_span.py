@@ -72,12 +72,17 @@ def test_a_sentence_without_the_asked_kind_has_no_span(question, sentence):
     assert extract(question, sentence).text == ""
 
 
-def test_a_bare_year_for_when_is_widened_to_the_full_date_of_the_best_ranked_evidence():
-    evidence = ("The title is Inception. The release date is 2010-07-15.",
-                "Inception was released on Blu-ray on December 7, 2010.")
-    assert extract("when was the movie inception released?", "The movie inception released in 2010.",
-                   evidence).text == "2010-07-15"
-    assert extract("when was the movie inception released?", "It came out in 2010.", ()).text == "2010"
+def test_a_bare_year_for_when_is_widened_to_the_full_date_of_the_structured_facts_first():
+    facts = ("The title is Inception. The release date is 2010-07-15.",)
+    web = ("Inception premiered in London on July 8, 2010.", "Inception was released on DVD on December 7, 2010.")
+    when, sentence = "when was the movie inception released?", "The movie inception released in 2010."
+    assert extract(when, sentence, facts + web, facts=1).text == "2010-07-15"
+    # the web alone dates 2010 twice: the bare year cannot say which, so no span, with the reason
+    ambiguous = extract(when, sentence, web)
+    assert ambiguous.text == "" and "several dates in 2010" in ambiguous.refusal
+    assert extract(when, sentence, web[1:]).text == "December 7, 2010"  # the one date of that year
+    assert extract(when, sentence, ("Inception was a hit.", "On July 8, 2010 it rained.")).text == "2010"
+    assert extract(when, "It came out in 2010.", ()).text == "2010"
 
 
 def test_headings_and_counts_of_something_else_are_refused_with_the_reason():
