@@ -42,6 +42,7 @@ class Candidate:
     answer: str
     evidence: tuple[str, ...]
     source: str = ""  # kg | kg-direct | public | web
+    facts: int = 0  # how many leading evidence texts are structured facts (public data, KG), not web text
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,7 @@ class SupportVerifier:
             scores.update(kind=kind, refusal=value_fits(kind, answer, candidate.query))
         elif self.config.short_spans:
             # check (and return) the span the question asks for, not the model's sentence around it
-            span = extract(candidate.query, answer, candidate.evidence)
+            span = extract(candidate.query, answer, candidate.evidence, candidate.facts)
             whole = support(answer, candidate.query, candidate.evidence)
             scores.update(kind=span.kind, span=span.text, refusal=span.refusal, full_chunk=round(whole.chunk_share, 4))
             if span.refusal or not span.text:
