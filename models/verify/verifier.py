@@ -192,8 +192,8 @@ def decide(scores: Mapping[str, Any], config: VerifierConfig) -> Decision:
         return Decision(IDK, False, f"lexical support ({config.support_scope}) {lexical:.2f} < "
                                     f"{config.min_lexical_support:.2f}; {where}", scores)
     if scores.get("alone") is False:
-        return Decision(IDK, False, "the answer occurs in the evidence only inside something longer (\"top-10\", "
-                                    "\"Hebrew Bible\") or as an author's byline", scores)
+        return Decision(IDK, False, f"{answer!r} occurs in the evidence only inside something longer (a rank "
+                                    f"\"top 10\", a longer name \"Hebrew Bible\") or as an author's byline", scores)
     if scores.get("source") == "kg-direct":
         # an executed program's own value: the thresholds below judge a model's reading of text
         return Decision(answer, True, f"KG value (lexical {lexical:.2f})", scores, supporting)
