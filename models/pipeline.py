@@ -399,7 +399,8 @@ class Pipeline:
         "i don't know" is final, and on the last pathway (`final`) whatever the verifier returns is."""
         answered = list(answered)
         candidates = [Candidate(s.query.text, text, tuple(c.text for c in chunks.get(id(s), ())), source,
-                                facts=sum(c.kind in _FACT_KINDS for c in chunks.get(id(s), ())))
+                                facts=sum(c.kind in _FACT_KINDS for c in chunks.get(id(s), ())),
+                                program=s.trace.get("kg", {}).get("program", "") if source == "kg-direct" else "")
                       for s, _, text in answered]
         try:
             decisions = self.verifier.verify(candidates, deadline=deadline) if candidates else []

@@ -369,10 +369,16 @@ def _name_alone(name: str, evidence: Sequence[str]) -> bool:
     return False
 
 
-def value_fits(kind: str, value: str, question: str) -> str:
+def value_fits(kind: str, value: str, question: str, program: str = "") -> str:
     """Why a KG value cannot answer a question of `kind` ("" when it can): a date for "A or B?", a list of
-    dates for "when", a zero count (more often a program that matched nothing than a true zero)."""
+    dates for "when", numbers for "which companies", a zero count (more often a program that matched nothing
+    than a true zero), or a value the program itself names (`get_person("heath ledger")["name"]`: the model
+    guessed the entity, the KG only spelled it)."""
     v = (value or "").strip()
+    literals = {normalize(a or b) for a, b in re.findall(r"\"([^\"]*)\"|'([^']*)'", program or "")}
+    if normalize(v) and normalize(v) in literals:
+        return f"the KG value {v!r} is the program's own argument: the model named it, the KG did not find it"
+    items = [i for i in re.split(r",\s*|\s+and\s+", v) if i.strip()]
     number = re.fullmatch(r"-?[$]?\d+(?:,\d{3})*(?:\.\d+)?%?", v)
     date = _DATE_FULL.fullmatch(v) or _YEAR_RE.fullmatch(v)
     if kind == "choice":
@@ -387,6 +393,8 @@ def value_fits(kind: str, value: str, question: str) -> str:
         return "" if date else f"the KG value {v!r} is not one date"
     if kind == "score":
         return "" if _SCORE.fullmatch(v) else f"the KG value {v!r} is not a score"
-    if kind in ("name", "names", "place") and (number or date):
+    if kind in ("name", "names", "place") and items and all(
+            re.fullmatch(r"-?[$]?\d+(?:,\d{3})*(?:\.\d+)?%?", i.strip()) or _DATE_FULL.fullmatch(i.strip()) or
+            _YEAR_RE.fullmatch(i.strip()) for i in items):
         return f"the KG value {v!r} is a number or date, the question asks for a {kind}"
     return ""

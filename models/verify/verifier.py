@@ -43,6 +43,7 @@ class Candidate:
     evidence: tuple[str, ...]
     source: str = ""  # kg | kg-direct | public | web
     facts: int = 0  # how many leading evidence texts are structured facts (public data, KG), not web text
+    program: str = ""  # kg-direct: the KG program whose value the answer is
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,7 @@ class SupportVerifier:
         if self.config.short_spans and candidate.source == "kg-direct":
             # a program's value: exact, but it must be the kind of answer the question asks for
             kind = question_kind(candidate.query)
-            scores.update(kind=kind, refusal=value_fits(kind, answer, candidate.query))
+            scores.update(kind=kind, refusal=value_fits(kind, answer, candidate.query, candidate.program))
         elif self.config.short_spans:
             # check (and return) the span the question asks for, not the model's sentence around it
             span = extract(candidate.query, answer, candidate.evidence, candidate.facts)

@@ -121,9 +121,19 @@ def test_a_span_must_stand_alone_in_the_evidence(span, evidence, alone):
     ("when was the movie inception released?", "2010-07-15", True),
     ("who won the oscar for best actor in 2012?", "Jean Dujardin", True),
     ("who won the oscar for best actor in 2012?", "2012", False),
+    ("which companies have the highest level of dividend yield?", "0.46, 0.46 and 0.46", False),
+    ("which companies have the highest level of dividend yield?", "Apple, Altria and AT&T", True),
 ])
 def test_a_kg_value_must_be_the_kind_of_answer_the_question_asks_for(question, value, fits):
     assert (value_fits(question_kind(question), value, question) == "") is fits
+
+
+def test_a_kg_value_the_program_names_itself_is_an_echo_not_an_answer():
+    question = "who was the first actor to play the role of a comic book villain in a live-action movie?"
+    echo = value_fits("name", "Heath Ledger", question, 'get_person("heath ledger")["name"]')
+    assert "program's own argument" in echo
+    assert value_fits("name", "Jean Dujardin", "who won best actor in 2012?",
+                      'get_movie_person_oscar(None, None, [eq(year, 2012), eq(category, "best actor")])["name"]') == ""
 
 
 def _verify(query, answer, evidence, source="web", **config):
