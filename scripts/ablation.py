@@ -156,7 +156,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 def cell(root: Path, name: str, suite: str, baselines: dict[str, str], failed: set) -> Cell:
     """What is known of one configuration on one suite: its run (or the given baseline run), else why not."""
     if name == "base" and suite in baselines:
-        return read_run(Path(baselines[suite])) or Cell("failed")
+        return read_run(Path(baselines[suite])) or Cell("not run")  # not (yet) finished there
     return read_run(root / folder(name) / suite) or Cell("failed" if (name, suite) in failed else "not run")
 
 
