@@ -12,7 +12,10 @@ source and predicted domain, and the per-question latency. The summary holds
   invalid rules plus the configured LLM judge (rules only when there is none), with their own counts;
 - router accuracy (predicted vs gold domain) when the model exposed its predicted domains;
 - answer source counts (kg / public / web / llm / ...), and who decided each verdict;
-- latency: median, p95, max per question and how many went over the grader's 30 s budget.
+- latency: median, p95, max per question and how many went over the grader's 30 s budget;
+- one row per question: the answer, the gold, the verdict and who decided it, the pathway that answered and,
+  from the trace, why (the verifier's reason, or why no pathway answered) — the full trace stays in
+  predictions.jsonl (`local_evaluation.py --explain ID`).
 """
 from __future__ import annotations
 
@@ -70,7 +73,16 @@ def summarize(records: Sequence[dict], verdicts: Sequence[Verdict], *, judge: st
         "router": _router_accuracy(records),
         "sources": dict(Counter(r.get("source") or "unknown" for r in records).most_common()),
         "latency": latency_stats([r.get("latency_s") for r in records]),
+        "questions": [_question_row(r, v) for r, v in zip(records, verdicts)],
     }
+
+
+def _question_row(record: dict, verdict: Verdict) -> dict:
+    trace = record.get("trace") or {}
+    return {"id": str(record.get("interaction_id", ""))[:8], "query": record.get("query", ""),
+            "prediction": verdict.prediction, "gold": record.get("gold", ""), "outcome": verdict.outcome,
+            "decided_by": verdict.decided_by, "source": record.get("source") or trace.get("source") or "",
+            "why": trace.get("why", "")}
 
 
 def decided_by_counts(verdicts: Sequence[Verdict]) -> dict[str, int]:
@@ -164,7 +176,21 @@ def render_markdown(summary: dict) -> str:
                f"mean {lat['mean_s']:.2f} s; {lat['n_over_budget']} of {lat['n']} over the {BUDGET_S:.0f} s budget"]
               if lat["n"] else ["no latencies recorded"])
     lines += ["", f"![score, accuracy and hallucination by domain]({CHART_NAME})", ""]
+    if summary.get("questions"):
+        lines += ["## Per question", "", "Why each question was answered or not; the whole trace: "
+                  "`python local_evaluation.py --output-dir <this dir> --explain <id>`.", "",
+                  "| id | question | answer | gold | verdict (by) | source | why |", "|---|---|---|---|---|---|---|"]
+        lines += [f"| {q['id']} | {_cell(q['query'], 70)} | {_cell(q['prediction'], 40)} | {_cell(q['gold'], 40)} | "
+                  f"{q['outcome']} ({q['decided_by']}) | {q['source']} | {_cell(q['why'], 110)} |"
+                  for q in summary["questions"]]
+        lines += [""]
     return "\n".join(lines)
+
+
+def _cell(text, limit: int) -> str:
+    """One markdown table cell: one line, no pipes, at most `limit` characters."""
+    text = " ".join(str(text or "").split()).replace("|", "/")
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 def _score_line(m: dict) -> str:

@@ -27,9 +27,10 @@ from models.verify.replay import grid, replay  # noqa: E402
 
 AXES = {
     "support_scope": ("evidence", "chunk", "sentence"),
-    "min_lexical_support": (0.0, 0.5, 0.75, 1.0),
-    "min_similarity": (0.0, 0.3, 0.4, 0.5, 0.6, 0.7),
-    "reject_restatements": (True, False),
+    "min_lexical_support": (0.5, 0.75, 1.0),
+    "min_similarity": (0.0, 0.5, 0.6, 0.65, 0.7),
+    "min_sentence_support": (0.0, 0.5, 0.75, 0.85),
+    "min_question_overlap": (0.0, 0.2, 0.3, 0.4, 0.5),
     "accept_choices": (False, True),
 }
 

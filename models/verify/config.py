@@ -16,6 +16,9 @@ class VerifierConfig:
     min_lexical_support: float = 1.0  # share of the answer's numbers/dates/words found in its evidence
     support_scope: str = "evidence"  # where those must be found together: evidence | chunk | sentence
     min_similarity: float = 0.0  # cosine of the best supporting sentence to query + answer (0 = off)
+    short_spans: bool = True  # check and return the span the question asks for (verify/span.py), not the sentence
+    min_sentence_support: float = 0.0  # chunk share of the model's whole sentence (a span out of context fails)
+    min_question_overlap: float = 0.0  # share of the question's words in the chunk that holds the answer
     reject_restatements: bool = True  # an answer made only of the question's words carries no evidence
     accept_choices: bool = False  # "A or B?" answered by a span of the question: kept (True) or refused
     llm_check: bool = False  # db3's p_check-style yes/no question to the LLM (one batched call)

@@ -119,3 +119,21 @@ def support(answer: str, question: str, evidence: Sequence[str], max_sentences: 
     n = max(1, len(wanted))
     return Support(tuple(answer_claims), tuple(c for c in answer_claims if stem(c) in found), novel, tuple(sentences),
                    best_chunk / n, best_sentence / n)
+
+
+def question_overlap(question: str, found: Support, evidence: Sequence[str]) -> float:
+    """The share of the question's content words (first five letters) in the evidence text that holds most of
+    the answer's checked claims: a number found in a chunk about something else scores low."""
+    q_words = {w[:5] for w in normalize(question).split() if w not in _STOP and len(w) > 2}
+    wanted = {stem(c) for c in (found.novel or found.claims)}
+    if not q_words or not wanted:
+        return 0.0
+    best_hits, best = 0, 0.0
+    for text in evidence:
+        words = normalize(text).split()
+        hits = len(wanted & {stem(w) for w in words})
+        if hits and hits >= best_hits:
+            share = len(q_words & {w[:5] for w in words}) / len(q_words)
+            best = share if hits > best_hits else max(best, share)
+            best_hits = hits
+    return round(best, 4)

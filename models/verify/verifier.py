@@ -22,7 +22,8 @@ import numpy as np
 from models.deadline import Deadline
 from models.types import IDK, INVALID
 from models.verify.config import VerifierConfig
-from models.verify.lexical import normalize, support
+from models.verify.lexical import normalize, question_overlap, support
+from models.verify.span import extract, question_kind, stands_alone, value_fits
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +105,21 @@ class SupportVerifier:
             scores["contradiction"] = contradicts_premise(candidate.query, candidate.evidence)
         if not answer or answer in (IDK, INVALID):
             return scores
+        if self.config.short_spans and candidate.source == "kg-direct":
+            # a program's value: exact, but it must be the kind of answer the question asks for
+            kind = question_kind(candidate.query)
+            scores.update(kind=kind, refusal=value_fits(kind, answer, candidate.query))
+        elif self.config.short_spans:
+            # check (and return) the span the question asks for, not the model's sentence around it
+            span = extract(candidate.query, answer, candidate.evidence)
+            whole = support(answer, candidate.query, candidate.evidence)
+            scores.update(kind=span.kind, span=span.text, refusal=span.refusal, full_chunk=round(whole.chunk_share, 4))
+            if span.refusal or not span.text:
+                return scores
+            answer = scores["candidate"] = span.text
+            scores["alone"] = stands_alone(span, candidate.evidence)
         found = support(answer, candidate.query, candidate.evidence)
+        scores["overlap"] = question_overlap(candidate.query, found, candidate.evidence)
         scores.update(claims=len(found.claims), lexical=round(found.share, 4), novel=len(found.novel),
                       chunk=round(found.chunk_share, 4), sentence=round(found.sentence_share, 4),
                       missing=list(found.missing), choice=_is_choice(candidate.query, answer))
@@ -156,6 +171,10 @@ def decide(scores: Mapping[str, Any], config: VerifierConfig) -> Decision:
             return Decision(IDK, False, "no evidence contradicts the premise", scores)
         return Decision(INVALID, True, "the evidence contradicts the premise", scores,
                         scores.get("contradiction", ""))
+    if scores.get("refusal"):
+        return Decision(IDK, False, scores["refusal"], scores)
+    if "span" in scores and not scores["span"]:
+        return Decision(IDK, False, f"the answer names no {scores.get('kind')} the question asks for", scores)
     if not scores.get("claims"):
         return Decision(IDK, False, "nothing in the answer can be checked", scores)
     if not scores.get("novel"):
@@ -171,6 +190,21 @@ def decide(scores: Mapping[str, Any], config: VerifierConfig) -> Decision:
             f"not stated together in one {config.support_scope}"
         return Decision(IDK, False, f"lexical support ({config.support_scope}) {lexical:.2f} < "
                                     f"{config.min_lexical_support:.2f}; {where}", scores)
+    if scores.get("alone") is False:
+        return Decision(IDK, False, "the answer occurs in the evidence only inside something longer (\"top-10\", "
+                                    "\"Hebrew Bible\") or as an author's byline", scores)
+    if scores.get("source") == "kg-direct":
+        # an executed program's own value: the thresholds below judge a model's reading of text
+        return Decision(answer, True, f"KG value (lexical {lexical:.2f})", scores, supporting)
+    whole = scores.get("full_chunk")
+    if whole is not None and whole < config.min_sentence_support:
+        return Decision(IDK, False, f"the model's whole sentence is not supported by one chunk ({whole:.2f} < "
+                                    f"{config.min_sentence_support:.2f}): the span may be taken out of context",
+                        scores)
+    overlap = scores.get("overlap")
+    if config.min_question_overlap > 0 and (overlap or 0.0) < config.min_question_overlap:
+        return Decision(IDK, False, f"the evidence holding the answer shares {overlap} of the question's words "
+                                    f"< {config.min_question_overlap:.2f}", scores)
     similarity = scores.get("similarity")
     if config.min_similarity > 0 and (similarity is None or similarity < config.min_similarity):
         return Decision(IDK, False, f"similarity {similarity} < {config.min_similarity:.2f}", scores, supporting)

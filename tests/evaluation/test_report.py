@@ -96,3 +96,16 @@ def test_official_numbers_are_reported_beside_the_chosen_judge(run, tmp_path):
     assert "Unjudged (counted as hallucinations): 2; decided by: exact 2, unjudged 2, idk-rule 2" in report
     with pytest.raises(ValueError):
         summarize(records, normalized, judge="normalized", trim="rule", official=official[:2])
+
+
+def test_the_report_says_per_question_why_it_was_answered_or_not(run, tmp_path):
+    records, verdicts = run
+    records = [dict(records[0], query="who directed | inception?", gold="christopher nolan",
+                    trace={"source": "web", "why": "similarity 0.41 < 0.50"})] + records[1:]
+    summary = summarize(records, verdicts, judge="normalized", trim="rule")
+    first = summary["questions"][0]
+    assert first["why"] == "similarity 0.41 < 0.50" and first["outcome"] == "correct" and first["decided_by"] == "exact"
+    assert len(summary["questions"]) == len(records)
+    report = write_report(summary, tmp_path)["report"].read_text()
+    assert "## Per question" in report and "| movie-si | who directed / inception? | p | christopher nolan | " \
+                                          "correct (exact) | web | similarity 0.41 < 0.50 |" in report

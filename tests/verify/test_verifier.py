@@ -39,13 +39,18 @@ def test_every_entity_word_must_be_in_the_evidence(answer, ok):
 
 
 def test_a_lower_threshold_accepts_partial_support():
-    assert check("Christopher Spielberg", query="who directed inception?", min_lexical_support=0.5).accepted
+    # (the lexical mechanics on the whole answer: the span check would refuse a name not in the evidence)
+    assert check("Christopher Spielberg", query="who directed inception?", min_lexical_support=0.5,
+                 short_spans=False).accepted
 
 
 def test_an_answer_that_restates_the_question_is_rejected():
-    decision = check("Apple stopped paying dividends in 2023.", query="when did apple stop paying dividends in 2023?",
-                     evidence=("Apple pays dividends every quarter.",))
+    query, evidence = "when did apple stop paying dividends in 2023?", ("Apple pays dividends every quarter.",)
+    decision = check("Apple stopped paying dividends in 2023.", query=query, evidence=evidence, short_spans=False)
     assert not decision.accepted and "restates" in decision.reason
+    # with spans: a "when" question answered with no date beyond the question's own year
+    decision = check("Apple stopped paying dividends in 2023.", query=query, evidence=evidence)
+    assert not decision.accepted and decision.reason == "the answer names no date the question asks for"
 
 
 def test_a_choice_between_the_questions_options_follows_the_config():
@@ -95,7 +100,7 @@ def test_a_failure_on_one_item_is_idk_with_the_reason_and_the_others_are_checked
 
 
 def test_decide_replays_saved_scores_under_other_thresholds():
-    scores = check("Christopher Spielberg", query="who directed inception?").scores
+    scores = check("Christopher Spielberg", query="who directed inception?", short_spans=False).scores
     assert decide(scores, VerifierConfig(min_lexical_support=1.0)).answer == IDK
     assert decide(scores, VerifierConfig(min_lexical_support=0.5)).answer == "Christopher Spielberg"
     assert decide(scores, VerifierConfig(enabled=False)).accepted
@@ -129,9 +134,11 @@ def test_normalisation_and_claims():
 def test_claims_scattered_over_the_evidence_fail_a_sentence_scope():
     evidence = ("Jeff Bezos founded Amazon.", "Elon Musk was born in Pretoria, South Africa.")
     query = "in which country was the founder of spacex born?"
-    assert check("Jeff Bezos, Pretoria", query=query, evidence=evidence).accepted
-    scattered = check("Jeff Bezos, Pretoria", query=query, evidence=evidence, support_scope="sentence")
+    assert check("Jeff Bezos, Pretoria", query=query, evidence=evidence, short_spans=False).accepted
+    scattered = check("Jeff Bezos, Pretoria", query=query, evidence=evidence, support_scope="sentence",
+                      short_spans=False)
     assert not scattered.accepted and "not stated together in one sentence" in scattered.reason
-    assert check("Pretoria, South Africa", query=query, evidence=evidence, support_scope="sentence").accepted
+    assert check("Pretoria, South Africa", query=query, evidence=evidence, support_scope="sentence",
+                 short_spans=False).accepted
     with pytest.raises(ValueError):
         SupportVerifier(VerifierConfig(support_scope="page"))

@@ -1,0 +1,362 @@
+"""The short answer inside a model's sentence, by what the question asks for (issue 10, part 2).
+
+A 135M model answers "The capital of Australia is Canberra." where CRAG's gold is "canberra"; it restates
+the question around the answer. The verifier must check the answer, not the restatement, and the
+grader should see the answer. The question's form says which kind of span to take from the sentence:
+
+    question                                        kind     the span of the model's sentence
+    "A or B?"                                        choice   the option it names first
+    is / are / does / did / can / has ...            yes/no   "yes" or "no"
+    what was the score ...                           score    "3-1"
+    what / which / in what year                      year     "1975" (a year the question does not name)
+    when / what date                                 date     "2010-07-15", "July 16, 2010"; a bare year is
+                                                              widened to the full date the evidence gives it
+    how many / how much / price / number of ...      number   "33", "$0.24", "3.5 million"
+    which countries / name three / list ...          names    "France, Germany and Italy"
+    which country / city / where ...                 place    "South Africa" (the country of "Pretoria, South Africa")
+    who / which actor, artist, company ...           name     "Bong Joon-ho"
+    anything else                                    phrase   what follows the restated question ("... was Hebrew")
+
+A question of a kind whose span the sentence lacks ("how many" answered without a number) gets no span:
+the verifier refuses it with that reason. Two more refusals are decided here because they need the
+sentence, not the span: page headings / link lists ("A | B | A | ...") and counts of something the question
+did not ask about ("10 Ballon d'Or awards" for "how many NBA MVP awards").
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Sequence
+
+from models.verify.lexical import normalize, stem
+
+_STOP_CAPS = frozenset("the a an in on at of for and or to by with from it its this that these those there "
+                       "he she they his her their we our i yes no".split())
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+_YEAR = r"(?:1[5-9]\d\d|20\d\d)"
+_DATE_FULL = re.compile(
+    rf"\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+{_YEAR}\b|"
+    rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}\b", re.IGNORECASE)
+_DATE_MONTH = re.compile(rf"\b{_MONTH}\s+{_YEAR}\b", re.IGNORECASE)
+_YEAR_RE = re.compile(rf"\b{_YEAR}\b")
+_SCORE = re.compile(r"(?<![\d:.-])\d{1,3}\s*[-\u2013]\s*\d{1,3}(?![\d:.-])")
+_NUMBER = re.compile(
+    r"(?:[$\u20ac\u00a3]\s?)?(?<![\w.:])\d+(?:,\d{3})*(?:\.\d+)?(?![\w:-])"
+    r"(?:\s?%|\s+(?:percent|thousand|million|billion|trillion)\b)?", re.IGNORECASE)
+_COPULA = re.compile(r"\b(?:is|was|are|were)\b", re.IGNORECASE)
+# A capitalised name: words that start upper-case (initials, hyphens, apostrophes inside), joined by a few
+# lower-case particles ("Bank of America", "Leonardo da Vinci").
+_NAME = re.compile(r"(?:[A-Z][\w'\u2019.-]*|\d+)(?:\s+(?:(?:of|de|da|del|der|van|von|la|le|and|the|&)\s+)?"
+                   r"[A-Z][\w'\u2019.-]*)*")
+_QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{2,80})[\"\u201d]")
+_HEADING = re.compile(r"\s[|\u2022\u00bb]\s")
+_PLACE_WORDS = ("country", "countries", "city", "cities", "state", "states", "nation", "capital", "continent",
+                "province", "town", "region")
+
+
+@dataclass(frozen=True)
+class Span:
+    """What the question asks for and the part of the answer that gives it."""
+
+    kind: str  # choice | yes/no | score | year | date | number | names | place | name | phrase
+    text: str  # the span; "" when the answer holds none of that kind
+    refusal: str = ""  # why the sentence cannot answer at all (a heading, a count of something else)
+
+
+def question_kind(question: str) -> str:
+    """The kind of answer the question asks for (see the module table)."""
+    q = " ".join((question or "").lower().split())
+    if _options(q):
+        return "choice"
+    if re.match(r"(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|shall)\b", q):
+        return "yes/no"
+    if re.search(r"\bscore\b", q) and not re.search(r"\bhow many\b", q):
+        return "score"
+    if re.search(r"\b(?:what|which) year\b|\byear (?:was|did|were)\b", q):
+        return "year"
+    if q.startswith("when") or re.search(r"\b(?:what|which|on what) (?:date|day)\b", q):
+        return "date"
+    if re.match(r"(?:name|list) (?:two|three|four|five|some|all|the)\b", q) or _asks_plural(q):
+        return "names"
+    if re.search(r"\bhow (?:many|much|long|old|tall|big|far|high)\b|\bnumber of\b|\bprice\b|\bmarket cap|"
+                 r"\bpercentage\b|\bbudget\b|\brevenue\b|\bsalary\b|\bnet worth\b|\bgross\b|\bpopulation\b|\bvolume\b|\bratio\b|\bdividend\b|\beps\b|\baverage\b|\btotal\b", q):
+        return "number"
+    if re.match(r"where\b", q) or re.search(rf"\b(?:which|what) (?:{'|'.join(_PLACE_WORDS)})\b", q):
+        return "place"
+    if re.match(r"(?:who|whom|whose)\b|what (?:is|was|are|were) the (?:name|title)s? of\b", q) or re.match(r"(?:which|what) \w+", q) and \
+            not re.match(r"what (?:is|was|are|were|does|did|do)\b", q):
+        return "name"
+    return "phrase"
+
+
+def extract(question: str, answer: str, evidence: Sequence[str] = ()) -> Span:
+    """The span of `answer` that answers `question` (a bare year of a "when" question is widened to the full
+    date that `evidence` gives it)."""
+    kind = question_kind(question)
+    text = " ".join((answer or "").split())
+    if _HEADING.search(text):
+        return Span(kind, "", "looks like a page heading or a list of links, not an answer")
+    q_stems = {stem(w) for w in normalize(question).split()}
+    finder = _FINDERS[kind]
+    span = finder(question, text, q_stems, evidence)
+    if kind == "number" and span:
+        why = _counts_something_else(text, span, q_stems)
+        if why:
+            return Span(kind, span, why)
+    return Span(kind, span)
+
+
+# ---------------------------------------------------------------------------------------------- finders
+def _choice(question, text, q_stems, evidence) -> str:
+    said = normalize(text)
+    best, where = "", len(said) + 1
+    for option in _options(" ".join(question.lower().split())):
+        words = normalize(option)
+        at = said.find(words) if words else -1
+        if at >= 0 and at < where:
+            best, where = option, at
+    return best
+
+
+def _yes_no(question, text, q_stems, evidence) -> str:
+    m = re.search(r"\b(yes|no)\b", text.lower())
+    return m.group(1) if m else ""
+
+
+def _score(question, text, q_stems, evidence) -> str:
+    m = _SCORE.search(text)
+    return re.sub(r"\s*[-\u2013]\s*", "-", m.group(0)) if m else ""
+
+
+def _year(question, text, q_stems, evidence) -> str:
+    for m in _YEAR_RE.finditer(text):
+        if m.group(0) not in q_stems:
+            return m.group(0)
+    return ""
+
+
+def _date(question, text, q_stems, evidence) -> str:
+    for pattern in (_DATE_FULL, _DATE_MONTH):
+        for m in pattern.finditer(text):
+            if not set(normalize(m.group(0)).split()) <= q_stems:
+                return m.group(0)
+    year = _year(question, text, q_stems, evidence)
+    return _full_date_of(year, question, evidence) or year if year else ""
+
+
+def _number(question, text, q_stems, evidence) -> str:
+    dates = [m.span() for m in _DATE_FULL.finditer(text)] + [m.span() for m in _DATE_MONTH.finditer(text)]
+    for m in _NUMBER.finditer(text):
+        if any(a <= m.start() < b for a, b in dates):
+            continue
+        value = m.group(0).strip()
+        digits = normalize(value).split()
+        if digits and digits[0] in q_stems and not re.search(r"[$%]|illion|percent", value):
+            continue  # a number the question itself names ("in 2023", "top 10")
+        return value
+    return ""
+
+
+def _names(question, text, q_stems, evidence) -> str:
+    names = _new_names(_tail(text, q_stems), q_stems)
+    if not names:
+        return ""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _place(question, text, q_stems, evidence) -> str:
+    tail = _tail(text, q_stems)
+    after = re.search(r"\b(?:in|from|at|near)\s+([A-Z].*)", tail)
+    if after:
+        # "in Pretoria, South Africa, on 28 June": the places are the comma chain of names after "in";
+        # the country (state, region) is its last link, a city its first
+        chain = re.match(rf"{_NAME.pattern}(?:,\s*{_NAME.pattern})*", after.group(1)).group(0)
+        names = _new_names(chain, q_stems)
+        if names and re.search(r"\b(?:country|countries|nation|state|province|region|continent)\b",
+                               question.lower()):
+            return names[-1]
+        if names:
+            return names[0]
+    names = _new_names(tail, q_stems)
+    return names[0] if names else ""
+
+
+def _name(question, text, q_stems, evidence) -> str:
+    tail = _tail(text, q_stems)
+    quoted = [q for q in _QUOTED.findall(tail) if not _only_question_words(q, q_stems)]
+    if quoted:
+        return quoted[0]
+    names = _new_names(tail, q_stems)
+    return names[0] if names else ""
+
+
+def _phrase(question, text, q_stems, evidence) -> str:
+    tail = _tail(text, q_stems).strip(" .;:")
+    quoted = [q for q in _QUOTED.findall(tail) if not _only_question_words(q, q_stems)]
+    if quoted:
+        return quoted[0]
+    return tail if tail and not _only_question_words(tail, q_stems) else ""
+
+
+_FINDERS = {"choice": _choice, "yes/no": _yes_no, "score": _score, "year": _year, "date": _date,
+            "number": _number, "names": _names, "place": _place, "name": _name, "phrase": _phrase}
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+def _options(q: str) -> list[str]:
+    """The two options of an "A or B?" question (lower case), or []. B runs to the question mark; A has as
+    many words as B (at most 5), cut at a comma, "between", "by", "than" or the question's verb."""
+    m = re.search(r"\s+or\s+([^?,]+?)\s*\??$", q)
+    if not m:
+        return []
+    right = m.group(1).strip()
+    before = re.split(r",|\bbetween\b|\bby\b|\bthan\b|\bis\b|\bare\b|\bwas\b", q[: m.start()])[-1].split()
+    n = max(1, min(5, len(right.split())))
+    left = " ".join(before[-n:]).strip()
+    return [left, right] if left and right else []
+
+
+def _asks_plural(q: str) -> bool:
+    """ "which countries ...", "what companies ...", "which european countries ...": a plural noun right
+    after which/what (or after one adjective) asks for a list."""
+    words = q.split()
+    if len(words) < 2 or words[0] not in ("which", "what"):
+        return False
+    for word in words[1:3]:
+        if word in _VERBS:
+            return False
+        if re.fullmatch(r"[a-z]+(?:ies|[^s\W]s)", word):
+            return True
+    return False
+
+
+_VERBS = frozenset("is was are were does did do has have had can could will would should gives makes".split())
+
+
+def _tail(text: str, q_stems: set[str]) -> str:
+    """The part after a restated question: "The capital of Australia is Canberra" -> "Canberra" (when the
+    words before the last copula are mostly the question's); else the whole text."""
+    matches = list(_COPULA.finditer(text))
+    for m in reversed(matches):
+        head = [w for w in normalize(text[: m.start()]).split() if w not in _STOP_CAPS]
+        if head and sum(stem(w) in q_stems for w in head) / len(head) >= 0.5:
+            return text[m.end():].strip()
+    return text
+
+
+def _new_names(text: str, q_stems: set[str]) -> list[str]:
+    """Capitalised names in `text` that are not made only of the question's words or stop words."""
+    names = []
+    for m in _NAME.finditer(text):
+        name = m.group(0).strip(" .,'")
+        words = name.split()
+        while words and words[0].lower() in _STOP_CAPS:
+            words = words[1:]
+        name = " ".join(words).strip(" .,")
+        if name and not name.isdigit() and not _only_question_words(name, q_stems) and name not in names:
+            names.append(name)
+    return names
+
+
+def _only_question_words(text: str, q_stems: set[str]) -> bool:
+    words = [w for w in normalize(text).split() if w not in _STOP_CAPS]
+    return all(stem(w) in q_stems for w in words)
+
+
+def _counts_something_else(text: str, number: str, q_stems: set[str]) -> str:
+    """ "10 Ballon d'Or awards" for "how many NBA MVP awards": a capitalised word right after the number that
+    the question does not name means the sentence counts something else."""
+    at = text.find(number)
+    following = text[at + len(number):].split()[:3] if at >= 0 else []
+    for word in following:
+        if word[:1].isupper() and word.lower().strip(".,;:") not in _STOP_CAPS and \
+                not all(stem(w) in q_stems for w in normalize(word).split()):
+            return f"the answer counts something the question does not ask about ({' '.join(following)})"
+        if not word[:1].isalpha():
+            break
+    return ""
+
+
+def _full_date_of(year: str, question: str, evidence: Sequence[str]) -> str:
+    """The full date with `year` in the first evidence sentence (evidence is in rank order, structured facts
+    first) that also names one of the question's words (compared by their first five letters)."""
+    q_words = {w[:5] for w in normalize(question).split() if len(w) > 3 and w not in _STOP_CAPS}
+    for text in evidence:
+        for sentence in re.split(r"(?<=[.!?])\s+|\n+", text or ""):
+            dates = [m.group(0) for m in _DATE_FULL.finditer(sentence) if year in m.group(0)]
+            if dates and q_words & {w[:5] for w in normalize(sentence).split()}:
+                return dates[0]
+    return ""
+
+
+# ---------------------------------------------------------------------------------------------- checks
+_FOLD = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2013": "-", "\u2019": "'"})
+
+
+def stands_alone(span: Span, evidence: Sequence[str]) -> bool:
+    """Whether the span occurs in the evidence as a whole answer, not only inside something longer: a number
+    not part of "top-10" or "10th", a name not the first words of a longer name ("Hebrew" of "Hebrew Bible")
+    and not an author's byline ("By David Caballero Published ...")."""
+    if span.kind == "number" or re.fullmatch(r"[$\u20ac\u00a3]?\s?\d[\d,.]*\s?%?", span.text.strip()):
+        return _number_alone(span.text, evidence)
+    if span.kind in ("name", "names", "place", "phrase"):
+        parts = re.split(r",\s*|\s+and\s+", span.text) if span.kind == "names" else [span.text]
+        return all(_name_alone(p, evidence) for p in parts if p.strip())
+    return True
+
+
+def _ascii(text: str) -> str:
+    return unicodedata.normalize("NFKD", (text or "").translate(_FOLD)).encode("ascii", "ignore").decode("ascii")
+
+
+def _number_alone(text: str, evidence: Sequence[str]) -> bool:
+    m = re.search(r"\d+(?:,\d{3})*(?:\.\d+)?", text)
+    if not m:
+        return True
+    number = re.escape(m.group(0).replace(",", ""))
+    # not a rank ("top 10", "top-10", "No. 3", "#1") nor part of a word ("10th")
+    pattern = re.compile(rf"(?<![A-Za-z]-)(?<![\w.#])(?<!top )(?<!no\. ){number}(?![\w]|\.\d|-[A-Za-z])",
+                         re.IGNORECASE)
+    return any(pattern.search(re.sub(r"(?<=\d),(?=\d{3}\b)", "", _ascii(t))) for t in evidence)
+
+
+def _name_alone(name: str, evidence: Sequence[str]) -> bool:
+    words = re.findall(r"[A-Za-z0-9']+", _ascii(name))
+    if not words:
+        return True
+    pattern = re.compile(r"(?<![\w'])" + r"[\s\-.]+".join(map(re.escape, words)) + r"(?![\w'])", re.IGNORECASE)
+    for text in evidence:
+        text = _ascii(text)
+        for m in pattern.finditer(text):
+            before, after = text[max(0, m.start() - 4):m.start()], text[m.end():m.end() + 40]
+            if before.endswith("By ") or re.match(r"\s*(?:Published|Updated|Posted)\b", after):
+                continue  # a byline names the page's author, not an answer
+            if re.match(r" [A-Z][a-z]", after) and words[-1][:1].isupper():
+                continue  # the start of a longer name
+            return True
+    return False
+
+
+def value_fits(kind: str, value: str, question: str) -> str:
+    """Why a KG value cannot answer a question of `kind` ("" when it can): a date for "A or B?", a list of
+    dates for "when", a zero count (more often a program that matched nothing than a true zero)."""
+    v = (value or "").strip()
+    number = re.fullmatch(r"-?[$]?\d+(?:,\d{3})*(?:\.\d+)?%?", v)
+    date = _DATE_FULL.fullmatch(v) or _YEAR_RE.fullmatch(v)
+    if kind == "choice":
+        options = [normalize(o) for o in _options(" ".join(question.lower().split()))]
+        return "" if normalize(v) in options else f"the KG value {v!r} is not one of the question's options"
+    if kind == "number":
+        if not number:
+            return f"the KG value {v!r} is not a number"
+        return "" if float(re.sub(r"[^\d.\-]", "", v) or 0) != 0 else \
+            "a count of zero: more often a program that matched nothing than a true zero"
+    if kind in ("date", "year"):
+        return "" if date else f"the KG value {v!r} is not one date"
+    if kind == "score":
+        return "" if _SCORE.fullmatch(v) else f"the KG value {v!r} is not a score"
+    if kind in ("name", "names", "place") and (number or date):
+        return f"the KG value {v!r} is a number or date, the question asks for a {kind}"
+    return ""
