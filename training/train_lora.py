@@ -229,6 +229,12 @@ def train(chats: Sequence[Sequence[dict]], base_folder: str | Path, out_dir: str
     if not examples:
         raise ValueError(f"none of the {len(chats)} examples fits max_length={config.max_length}")
     model = attach_lora(model, config)
+    # The saved adapter_config.json and log name the base as the profile does (`pkg:...`), or by a folder's
+    # name, never by this machine's path: adapters get committed, and both backends attach one to the base
+    # they already loaded.
+    base_label = base_name or str(base_folder)
+    base_label = Path(base_label).name if Path(base_label).is_absolute() else base_label
+    model.peft_config["default"].base_model_name_or_path = base_label
     checkpointing = config.gradient_checkpointing
     if checkpointing is None:
         checkpointing = torch.cuda.is_available()
@@ -243,7 +249,7 @@ def train(chats: Sequence[Sequence[dict]], base_folder: str | Path, out_dir: str
     out_dir = Path(out_dir)
     model.save_pretrained(out_dir)
     result = TrainResult(out_dir, len(rows), tuple(r["loss"] for r in rows), before, after, len(examples), dropped)
-    _write_log(out_dir, result, rows, config, base_name or str(base_folder), quantize, time.monotonic() - started)
+    _write_log(out_dir, result, rows, config, base_label, quantize, time.monotonic() - started)
     return result
 
 

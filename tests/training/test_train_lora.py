@@ -106,9 +106,10 @@ def test_tiny_training_run_writes_an_adapter_the_inference_layer_loads(cpu_model
     assert (out / "adapter_config.json").is_file() and (out / "adapter_model.safetensors").is_file()
     log = json.loads((out / "training_log.json").read_text())
     assert [s["step"] for s in log["steps"]] == [1, 2] and log["quantized_4bit"] is False
-    assert log["config"]["r"] == 8 and log["eval_loss_before"] > 0
+    assert log["config"]["r"] == 8 and log["eval_loss_before"] > 0 and log["base"] == folder.name
     adapter_config = json.loads((out / "adapter_config.json").read_text())
     assert adapter_config["r"] == 8 and adapter_config["lora_alpha"] == 16
+    assert adapter_config["base_model_name_or_path"] == folder.name  # --base given: its name, never a machine path
 
     llm = replace(load_config("cpu").llm, path=str(folder), adapters={"web_answer": str(out)}, dtype="float32")
     generator = HFGenerator(llm, models_dir=str(tmp_path))
