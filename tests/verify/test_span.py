@@ -57,6 +57,8 @@ def test_the_question_says_what_kind_of_answer_it_wants(question, kind):
      "DreamWorks Animation is owned by Universal Pictures.", "universal pictures"),
     ("what is the name of taylor swift's first album?", 'Her first album was called "Fearless".', "Fearless"),
     ("is the eiffel tower in paris?", "Yes, it is.", "yes"),
+    ("who won the oscar for best actor in 2012?", "jean dujardin", "jean dujardin"),  # lower case: no capitals
+    ("which countries border switzerland?", "france, germany and italy", "france, germany and italy"),
 ])
 def test_the_span_is_taken_from_the_models_sentence(question, sentence, span):
     assert extract(question, sentence) == Span(question_kind(question), span)
