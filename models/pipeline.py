@@ -220,7 +220,9 @@ class Pipeline:
         """Checks each (state, raw, answer) against the chunks it came from; a verified answer that is not
         "i don't know" is final, and on the last pathway (`final`) whatever the verifier returns is."""
         answered = list(answered)
-        candidates = [Candidate(s.query.text, text, tuple(c.text for c in chunks.get(id(s), ())), source)
+        candidates = [Candidate(s.query.text, text, tuple(c.text for c in chunks.get(id(s), ())), source,
+                                facts=sum(c.kind in _FACT_KINDS for c in chunks.get(id(s), ())),
+                                program=s.trace.get("kg", {}).get("program", "") if source == "kg-direct" else "")
                       for s, _, text in answered]
         try:
             decisions = self.verifier.verify(candidates, deadline=deadline) if candidates else []
@@ -295,6 +297,9 @@ def _chunk_trace(chunk: Chunk) -> dict:
     """A context chunk as the trace shows it: where it came from and how it starts."""
     return {"source": chunk.source, "kind": chunk.kind, "score": round(float(chunk.score), 4),
             "text": chunk.text[:300]}
+
+
+_FACT_KINDS = ("public", "kg")  # chunks of verbalised structured facts (they come before web chunks)
 
 
 def _fact_chunks(facts: Sequence[str], pathway: str) -> list[Chunk]:

@@ -57,6 +57,8 @@ def main(argv=None) -> int:
         total = sum(m["score"] * m["total"] for m in per_run.values()) / max(1, sum(m["total"] for m in per_run.values()))
         rows.append((total, config, per_run))
     rows.sort(key=lambda row: -row[0])
+    bars = [row for row in rows if all(m["score"] >= 0 and m["hallucination"] <= 0.2 for m in row[2].values())]
+    print(f"{len(bars)} of {len(rows)} settings give every run a score >= 0 and hallucination <= 20 %")
     chosen = [row for row in rows if _same(row[1], base)]
     print(f"normalized judge; {len(rows)} settings; per run: score accuracy hallucination "
           f"(n correct/missing/wrong) [official rules-only score]")

@@ -91,16 +91,22 @@ def question_kind(question: str) -> str:
     return "phrase"
 
 
-def extract(question: str, answer: str, evidence: Sequence[str] = ()) -> Span:
-    """The span of `answer` that answers `question` (a bare year of a "when" question is widened to the full
-    date that `evidence` gives it)."""
+def extract(question: str, answer: str, evidence: Sequence[str] = (), facts: int = 0) -> Span:
+    """The span of `answer` that answers `question`. A bare year of a "when" question is widened to the full
+    date the evidence gives it: the first of its `facts` leading texts (structured public/KG facts) that
+    dates that year, else the one date of that year the other texts give; several different ones leave
+    no span (the year cannot say which)."""
     kind = question_kind(question)
     text = " ".join((answer or "").split())
     if _HEADING.search(text):
         return Span(kind, "", "looks like a page heading or a list of links, not an answer")
     q_stems = {stem(w) for w in normalize(question).split()}
-    finder = _FINDERS[kind]
-    span = finder(question, text, q_stems, evidence)
+    if kind == "date":
+        return _date(question, text, q_stems, evidence, facts)
+    if kind in ("name", "names", "place") and text == text.lower():
+        kind_span = _phrase(question, text, q_stems, evidence)  # a lower-cased answer has no capitals to find
+        return Span(kind, kind_span if len(kind_span.split()) <= 8 else "")
+    span = _FINDERS[kind](question, text, q_stems, evidence)
     if kind == "number" and span:
         why = _counts_something_else(text, span, q_stems)
         if why:
@@ -137,13 +143,21 @@ def _year(question, text, q_stems, evidence) -> str:
     return ""
 
 
-def _date(question, text, q_stems, evidence) -> str:
+def _date(question, text, q_stems, evidence, facts) -> Span:
     for pattern in (_DATE_FULL, _DATE_MONTH):
         for m in pattern.finditer(text):
             if not set(normalize(m.group(0)).split()) <= q_stems:
-                return m.group(0)
+                return Span("date", m.group(0))
     year = _year(question, text, q_stems, evidence)
-    return _full_date_of(year, question, evidence) or year if year else ""
+    if not year:
+        return Span("date", "")
+    structured, other = (_dates_of(year, question, texts) for texts in (evidence[:facts], evidence[facts:]))
+    if structured:
+        return Span("date", structured[0])
+    if len(other) > 1:
+        return Span("date", "", f"the evidence gives several dates in {year} ({', '.join(other[:3])}): "
+                                f"the answer's bare year cannot say which")
+    return Span("date", other[0] if other else year)
 
 
 def _number(question, text, q_stems, evidence) -> str:
@@ -200,7 +214,7 @@ def _phrase(question, text, q_stems, evidence) -> str:
     return tail if tail and not _only_question_words(tail, q_stems) else ""
 
 
-_FINDERS = {"choice": _choice, "yes/no": _yes_no, "score": _score, "year": _year, "date": _date,
+_FINDERS = {"choice": _choice, "yes/no": _yes_no, "score": _score, "year": _year,
             "number": _number, "names": _names, "place": _place, "name": _name, "phrase": _phrase}
 
 
@@ -279,16 +293,35 @@ def _counts_something_else(text: str, number: str, q_stems: set[str]) -> str:
     return ""
 
 
-def _full_date_of(year: str, question: str, evidence: Sequence[str]) -> str:
-    """The full date with `year` in the first evidence sentence (evidence is in rank order, structured facts
-    first) that also names one of the question's words (compared by their first five letters)."""
+def _dates_of(year: str, question: str, texts: Sequence[str]) -> list[str]:
+    """The different full dates in `year` (as first written, in evidence order) of the sentences that also
+    name one of the question's words (compared by their first five letters)."""
     q_words = {w[:5] for w in normalize(question).split() if len(w) > 3 and w not in _STOP_CAPS}
-    for text in evidence:
+    found: dict[str, str] = {}
+    for text in texts:
         for sentence in re.split(r"(?<=[.!?])\s+|\n+", text or ""):
-            dates = [m.group(0) for m in _DATE_FULL.finditer(sentence) if year in m.group(0)]
-            if dates and q_words & {w[:5] for w in normalize(sentence).split()}:
-                return dates[0]
-    return ""
+            if not q_words & {w[:5] for w in normalize(sentence).split()}:
+                continue
+            for m in _DATE_FULL.finditer(sentence):
+                if year in m.group(0):
+                    found.setdefault(_day(m.group(0)), m.group(0))
+    return list(found.values())
+
+
+def _day(date: str) -> str:
+    """A date's day as "YYYY-MM-DD" (so "July 15, 2010" and "2010-07-15" are one date)."""
+    iso = re.search(r"\d{4}-\d{2}-\d{2}", date)
+    if iso:
+        return iso.group(0)
+    words = re.findall(r"[a-z]+|\d+", date.lower())
+    year = next((w for w in words if len(w) == 4 and w.isdigit()), "")
+    month = next((_MONTHS.index(w[:3]) + 1 for w in words if w[:3] in _MONTHS), 0)
+    day = next((w for w in words if w.isdigit() and len(w) <= 2), "0")
+    return f"{year}-{month:02d}-{int(day):02d}"
+
+
+_MONTHS = [m[:3] for m in "january february march april may june july august september october november "
+           "december".split()]
 
 
 # ---------------------------------------------------------------------------------------------- checks
@@ -339,10 +372,16 @@ def _name_alone(name: str, evidence: Sequence[str]) -> bool:
     return False
 
 
-def value_fits(kind: str, value: str, question: str) -> str:
+def value_fits(kind: str, value: str, question: str, program: str = "") -> str:
     """Why a KG value cannot answer a question of `kind` ("" when it can): a date for "A or B?", a list of
-    dates for "when", a zero count (more often a program that matched nothing than a true zero)."""
+    dates for "when", numbers for "which companies", a zero count (more often a program that matched nothing
+    than a true zero), or a value the program itself names (`get_person("heath ledger")["name"]`: the model
+    guessed the entity, the KG only spelled it)."""
     v = (value or "").strip()
+    literals = {normalize(a or b) for a, b in re.findall(r"\"([^\"]*)\"|'([^']*)'", program or "")}
+    if normalize(v) and normalize(v) in literals:
+        return f"the KG value {v!r} is the program's own argument: the model named it, the KG did not find it"
+    items = [i for i in re.split(r",\s*|\s+and\s+", v) if i.strip()]
     number = re.fullmatch(r"-?[$]?\d+(?:,\d{3})*(?:\.\d+)?%?", v)
     date = _DATE_FULL.fullmatch(v) or _YEAR_RE.fullmatch(v)
     if kind == "choice":
@@ -357,6 +396,8 @@ def value_fits(kind: str, value: str, question: str) -> str:
         return "" if date else f"the KG value {v!r} is not one date"
     if kind == "score":
         return "" if _SCORE.fullmatch(v) else f"the KG value {v!r} is not a score"
-    if kind in ("name", "names", "place") and (number or date):
+    if kind in ("name", "names", "place") and items and all(
+            re.fullmatch(r"-?[$]?\d+(?:,\d{3})*(?:\.\d+)?%?", i.strip()) or _DATE_FULL.fullmatch(i.strip()) or
+            _YEAR_RE.fullmatch(i.strip()) for i in items):
         return f"the KG value {v!r} is a number or date, the question asks for a {kind}"
     return ""

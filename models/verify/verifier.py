@@ -42,6 +42,8 @@ class Candidate:
     answer: str
     evidence: tuple[str, ...]
     source: str = ""  # kg | kg-direct | public | web
+    facts: int = 0  # how many leading evidence texts are structured facts (public data, KG), not web text
+    program: str = ""  # kg-direct: the KG program whose value the answer is
 
 
 @dataclass(frozen=True)
@@ -108,10 +110,10 @@ class SupportVerifier:
         if self.config.short_spans and candidate.source == "kg-direct":
             # a program's value: exact, but it must be the kind of answer the question asks for
             kind = question_kind(candidate.query)
-            scores.update(kind=kind, refusal=value_fits(kind, answer, candidate.query))
+            scores.update(kind=kind, refusal=value_fits(kind, answer, candidate.query, candidate.program))
         elif self.config.short_spans:
             # check (and return) the span the question asks for, not the model's sentence around it
-            span = extract(candidate.query, answer, candidate.evidence)
+            span = extract(candidate.query, answer, candidate.evidence, candidate.facts)
             whole = support(answer, candidate.query, candidate.evidence)
             scores.update(kind=span.kind, span=span.text, refusal=span.refusal, full_chunk=round(whole.chunk_share, 4))
             if span.refusal or not span.text:
@@ -191,8 +193,8 @@ def decide(scores: Mapping[str, Any], config: VerifierConfig) -> Decision:
         return Decision(IDK, False, f"lexical support ({config.support_scope}) {lexical:.2f} < "
                                     f"{config.min_lexical_support:.2f}; {where}", scores)
     if scores.get("alone") is False:
-        return Decision(IDK, False, "the answer occurs in the evidence only inside something longer (\"top-10\", "
-                                    "\"Hebrew Bible\") or as an author's byline", scores)
+        return Decision(IDK, False, f"{answer!r} occurs in the evidence only inside something longer (a rank "
+                                    f"\"top 10\", a longer name \"Hebrew Bible\") or as an author's byline", scores)
     if scores.get("source") == "kg-direct":
         # an executed program's own value: the thresholds below judge a model's reading of text
         return Decision(answer, True, f"KG value (lexical {lexical:.2f})", scores, supporting)
