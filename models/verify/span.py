@@ -372,6 +372,14 @@ def _name_alone(name: str, evidence: Sequence[str]) -> bool:
     return False
 
 
+def as_asked(kind: str, value: str) -> str:
+    """A KG value in the form the question asks for: the year of a date for "what year"."""
+    v = (value or "").strip()
+    if kind == "year" and _DATE_FULL.fullmatch(v):
+        return _YEAR_RE.search(v).group(0)
+    return v
+
+
 def value_fits(kind: str, value: str, question: str, program: str = "") -> str:
     """Why a KG value cannot answer a question of `kind` ("" when it can): a date for "A or B?", a list of
     dates for "when", numbers for "which companies", a zero count (more often a program that matched nothing

@@ -130,6 +130,12 @@ def test_a_kg_value_must_be_the_kind_of_answer_the_question_asks_for(question, v
     assert (value_fits(question_kind(question), value, question) == "") is fits
 
 
+def test_a_kg_date_answers_a_what_year_question_with_its_year():
+    decision = _verify("in what year was the song bohemian rhapsody released?", "1975-10-31",
+                       ("The release date of Bohemian Rhapsody is 1975-10-31.",), source="kg-direct")
+    assert decision.accepted and decision.answer == "1975"
+
+
 def test_a_kg_value_the_program_names_itself_is_an_echo_not_an_answer():
     question = "who was the first actor to play the role of a comic book villain in a live-action movie?"
     echo = value_fits("name", "Heath Ledger", question, 'get_person("heath ledger")["name"]')
