@@ -34,6 +34,8 @@ import sys
 from itertools import islice
 from pathlib import Path
 
+import yaml
+
 from models.config import REPO_ROOT, ConfigError, load_config, save_config
 from models.crag_model import CragModel
 from evaluation.data import DEFAULT_DATA_PATH, LoadStats, count_examples, data_files, load_examples
@@ -86,13 +88,26 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "output dir's predictions.jsonl, then exit")
     parser.add_argument("--resume", action=argparse.BooleanOptionalAction, default=True,
                         help="skip questions already in the output dir's predictions.jsonl (default: resume)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", type=_setting,
+                        help="overrides one profile key, the value read as YAML (repeatable), e.g. "
+                             "--set kg.icl_k=0 --set kg.api_adapter=api_generation")
     return parser.parse_args(argv)
+
+
+def _setting(text: str) -> tuple[str, object]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    try:
+        return key.strip(), yaml.safe_load(value)
+    except yaml.YAMLError as exc:
+        raise argparse.ArgumentTypeError(f"{key}: the value is not YAML: {exc}") from exc
 
 
 def config_overrides(args: argparse.Namespace) -> dict:
     overrides = {"pipeline.task": args.task, "pipeline.batch_size": args.batch_size,
                  "pipeline.grader_tokenizer": args.tokenizer}
-    return {key: value for key, value in overrides.items() if value is not None}
+    return {key: value for key, value in overrides.items() if value is not None} | dict(args.set)
 
 
 @contextlib.contextmanager

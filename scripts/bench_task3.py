@@ -18,6 +18,7 @@ all the time left, the behaviour before stage budgets) for a side-by-side compar
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import random
@@ -59,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--limit", type=int, help="only the first N questions (each still gets 50 pages)")
     parser.add_argument("--no-stage-budgets", action="store_true", help="every stage may use all the time left")
+    parser.add_argument("--traces", help="write each question's answer and trace to this jsonl file")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
 
@@ -87,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
 
         model.pipeline.web.retrieve = recording_retrieve
         size = model.get_batch_size()
-        per_question, over, web_ran = [], 0, 0
+        per_question, over, web_ran, traced = [], 0, 0, []
         stage_totals: dict[str, list[float]] = {}
         for start in range(0, len(examples), size):
             chunk = examples[start:start + size]
@@ -115,7 +117,12 @@ def main(argv: list[str] | None = None) -> int:
                 per_question.append(seconds / len(chunk))
                 print(f"  web {'ran    ' if ran else 'SKIPPED'} source {detail.source:8} {answer[:60]!r} "
                       f"| {example['query'][:50]}")
+                traced.append({"interaction_id": example["interaction_id"], "query": example["query"],
+                               "gold": example.get("answer", ""), "prediction": answer, "trace": detail.trace})
         os.environ.pop(MOCK_API_ENV, None)
+    if args.traces:
+        with open(args.traces, "w", encoding="utf-8") as out:
+            out.writelines(json.dumps(record, default=str) + "\n" for record in traced)
 
     print(f"\nload average now " + " ".join(f"{x:.1f}" for x in os.getloadavg()))
     print(f"web stage ran for {web_ran} of {len(examples)} questions; {over} batches over budget; "

@@ -63,7 +63,7 @@ def g4dn_shapes() -> dict:
         "web.recall_k": g.web.recall_k, "web.rerank_k": g.web.rerank_k,
         "web.context_max_tokens": g.web.context_max_tokens,
         "web.parent_chunk_size": g.web.parent_chunk_size, "web.child_chunk_size": g.web.child_chunk_size,
-        "kg.icl_k": g.kg.icl_k, "kg.api_max_new_tokens": g.kg.api_max_new_tokens,
+        "kg.icl_k": g.kg.icl_k, "kg.api_prompt": g.kg.api_prompt, "kg.api_max_new_tokens": g.kg.api_max_new_tokens,
         "public_data.top_facts": g.public_data.top_facts,
     }
 

@@ -27,9 +27,9 @@ from training.api_templates import (  # noqa: E402
 )
 
 
-def kg_pathway(profile: str | None, url: str, icl_k: int | None = None):
+def kg_pathway(profile: str | None, url: str, icl_k: int | None = None, api_prompt: str | None = None):
     """The profile's KG pathway pointed at `url`, with the profile's embedder as in the pipeline (`icl_k`
-    overrides the number of in-context examples its requests carry)."""
+    overrides the number of in-context examples its requests carry, `api_prompt` the request template)."""
     from dataclasses import replace
 
     from models.config import load_config
@@ -38,7 +38,8 @@ def kg_pathway(profile: str | None, url: str, icl_k: int | None = None):
 
     config = load_config(profile)
     embedder = Embedder.from_config(config.embedder, config.models_dir)
-    kg_config = replace(config.kg, api_url=url, icl_k=config.kg.icl_k if icl_k is None else icl_k)
+    kg_config = replace(config.kg, api_url=url, icl_k=config.kg.icl_k if icl_k is None else icl_k,
+                        api_prompt=config.kg.api_prompt if api_prompt is None else api_prompt)
     return KGPathway.from_config(kg_config, embedder=embedder)
 
 
@@ -65,6 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sft", action="store_true", help="also write train.sft.jsonl for training/train_lora.py")
     parser.add_argument("--icl-k", type=int, default=None,
                         help="in-context examples in the SFT requests (default: the profile's kg.icl_k)")
+    parser.add_argument("--api-prompt", default=None,
+                        help='kg.api_prompt of the SFT requests (default: the profile\'s; the CPU adapter: '
+                             'kg_api_adapter, the short request)')
     parser.add_argument("--allow-failures", action="store_true", help="drop failing examples instead of failing")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -73,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
 
     examples = generate(FixtureKG.load(), seed=args.seed)
     with running_server() as url:
-        kg = kg_pathway(args.profile, url, args.icl_k)
+        kg = kg_pathway(args.profile, url, args.icl_k, args.api_prompt)
         kept, failures = validate(examples, kg)
         for example, score in failures:
             print(f"FAIL {example.id}: {example.program!r} -> {list(score.answer)} {score.error} "

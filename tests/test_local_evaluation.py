@@ -227,3 +227,14 @@ def test_explain_of_an_unknown_id_is_a_clear_error(data, tmp_path, stand_in, cap
     assert run(data, out) == 0
     assert local_evaluation.main(["--output-dir", str(out), "--explain", "nope"]) == 2
     assert "0 questions" in capsys.readouterr().err
+
+
+def test_set_overrides_profile_keys_with_yaml_values_and_rejects_bad_ones(capsys):
+    args = local_evaluation.parse_args(["--set", "kg.icl_k=0", "--set", "kg.api_adapter=api_generation",
+                                        "--set", "verifier.min_similarity=0.65", "--task", "2"])
+    overrides = local_evaluation.config_overrides(args)
+    assert overrides["kg.icl_k"] == 0 and overrides["kg.api_adapter"] == "api_generation"
+    assert overrides["verifier.min_similarity"] == 0.65 and overrides["pipeline.task"] == 2
+    with pytest.raises(SystemExit):
+        local_evaluation.parse_args(["--set", "kg.icl_k"])  # no "="
+    assert "expected KEY=VALUE" in capsys.readouterr().err

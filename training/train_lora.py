@@ -66,6 +66,7 @@ class TrainConfig:
     # bookkeeping
     seed: int = 0
     eval_examples: int = 8  # loss of this many examples before/after training (0: skip)
+    save_every: int = 0  # optimiser steps between snapshots of the adapter to `checkpoint_dir` (0: none)
 
 
 @dataclass(frozen=True)
@@ -152,8 +153,11 @@ def total_steps(n_examples: int, config: TrainConfig) -> int:
     return max(1, math.ceil(per_epoch * config.epochs))
 
 
-def run_training(model, examples: Sequence[EncodedExample], pad_token_id: int, config: TrainConfig) -> list[dict]:
-    """The optimisation loop; returns one `{"step", "loss", "lr"}` per optimiser step."""
+def run_training(model, examples: Sequence[EncodedExample], pad_token_id: int, config: TrainConfig,
+                 checkpoint_dir: Path | None = None) -> list[dict]:
+    """The optimisation loop; returns one `{"step", "loss", "lr"}` per optimiser step. With `save_every`, the
+    adapter is also saved to `checkpoint_dir` every that many steps, so a long CPU run that has to be stopped
+    still leaves a usable adapter (and says at which step)."""
     from transformers import get_cosine_schedule_with_warmup
 
     steps = total_steps(len(examples), config)
@@ -181,6 +185,9 @@ def run_training(model, examples: Sequence[EncodedExample], pad_token_id: int, c
         row = {"step": step, "loss": sum(micro_losses) / len(micro_losses), "lr": lr}
         log_rows.append(row)
         log.info("step %d/%d loss %.4f lr %.2e", step, steps, row["loss"], row["lr"])
+        if checkpoint_dir is not None and config.save_every and step % config.save_every == 0:
+            model.save_pretrained(checkpoint_dir)
+            (Path(checkpoint_dir) / "checkpoint_step.txt").write_text(f"{step} of {steps}\n", encoding="utf-8")
     return log_rows
 
 
@@ -199,7 +206,8 @@ def _to_device(batch: dict, model) -> dict:
 
 
 def train(chats: Sequence[Sequence[dict]], base_folder: str | Path, out_dir: str | Path,
-          config: TrainConfig = TrainConfig(), base_name: str = "") -> TrainResult:
+          config: TrainConfig = TrainConfig(), base_name: str = "", checkpoint_dir: str | Path | None = None
+          ) -> TrainResult:
     """Trains an adapter on chats and writes it (plus `training_log.json`) to `out_dir`.
 
     Args:
@@ -208,6 +216,7 @@ def train(chats: Sequence[Sequence[dict]], base_folder: str | Path, out_dir: str
         out_dir: where the peft adapter folder is written (created).
         config: hyper-parameters.
         base_name: how the base was named (profile spec), recorded in the log.
+        checkpoint_dir: where `config.save_every` snapshots go (None: no snapshots).
 
     Raises:
         ValueError: no example fits, or a bad `qlora` value.
@@ -220,6 +229,12 @@ def train(chats: Sequence[Sequence[dict]], base_folder: str | Path, out_dir: str
     if not examples:
         raise ValueError(f"none of the {len(chats)} examples fits max_length={config.max_length}")
     model = attach_lora(model, config)
+    # The saved adapter_config.json and log name the base as the profile does (`pkg:...`), or by a folder's
+    # name, never by this machine's path: adapters get committed, and both backends attach one to the base
+    # they already loaded.
+    base_label = base_name or str(base_folder)
+    base_label = Path(base_label).name if Path(base_label).is_absolute() else base_label
+    model.peft_config["default"].base_model_name_or_path = base_label
     checkpointing = config.gradient_checkpointing
     if checkpointing is None:
         checkpointing = torch.cuda.is_available()
@@ -228,12 +243,13 @@ def train(chats: Sequence[Sequence[dict]], base_folder: str | Path, out_dir: str
         model.enable_input_require_grads()
     probe = examples[:config.eval_examples]
     before = mean_loss(model, probe, tokenizer.pad_token_id)
-    rows = run_training(model, examples, tokenizer.pad_token_id, config)
+    rows = run_training(model, examples, tokenizer.pad_token_id, config,
+                        Path(checkpoint_dir) if checkpoint_dir is not None else None)
     after = mean_loss(model, probe, tokenizer.pad_token_id)
     out_dir = Path(out_dir)
     model.save_pretrained(out_dir)
     result = TrainResult(out_dir, len(rows), tuple(r["loss"] for r in rows), before, after, len(examples), dropped)
-    _write_log(out_dir, result, rows, config, base_name or str(base_folder), quantize, time.monotonic() - started)
+    _write_log(out_dir, result, rows, config, base_label, quantize, time.monotonic() - started)
     return result
 
 
@@ -268,6 +284,9 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--qlora", choices=("auto", "on", "off"), default=defaults.qlora)
     parser.add_argument("--eval-examples", type=int, default=defaults.eval_examples)
     parser.add_argument("--seed", type=int, default=defaults.seed)
+    parser.add_argument("--save-every", type=int, default=defaults.save_every,
+                        help="snapshot the adapter every N optimiser steps (needs --checkpoint-dir)")
+    parser.add_argument("--checkpoint-dir", default=None, help="folder for the snapshots")
     return parser.parse_args(argv)
 
 
@@ -276,6 +295,8 @@ def main(argv: Sequence[str] | None = None) -> TrainResult:
     from models.llm.checkpoint import resolve_checkpoint
 
     args = _parse_args(argv)
+    if args.save_every and not args.checkpoint_dir:
+        raise SystemExit("--save-every needs --checkpoint-dir")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     profile = load_config(args.profile)
     base = args.base or profile.llm.path
@@ -291,8 +312,8 @@ def main(argv: Sequence[str] | None = None) -> TrainResult:
     chats = [record.messages for path in args.data for record in read_records(path)]
     config = TrainConfig(epochs=args.epochs, max_steps=args.max_steps, max_length=args.max_length, lr=args.lr,
                          grad_accum=args.grad_accum, batch_size=args.batch_size, qlora=args.qlora,
-                         eval_examples=args.eval_examples, seed=args.seed)
-    result = train(chats, folder, out, config, base_name=base)
+                         eval_examples=args.eval_examples, seed=args.seed, save_every=args.save_every)
+    result = train(chats, folder, out, config, base_name=base, checkpoint_dir=args.checkpoint_dir)
     print(f"adapter written to {result.out_dir}: {result.steps} steps on {result.n_examples} examples "
           f"({result.n_dropped} dropped); loss {result.losses[0]:.4f} -> {result.losses[-1]:.4f}; "
           f"eval loss {result.eval_loss_before} -> {result.eval_loss_after}")

@@ -14,6 +14,10 @@ class KGConfig:
     max_listed: int = 20  # whole rows / values per attribute reported per statement (the rest are counted)
     api_adapter: str | None = None  # LoRA adapter that writes regularized API calls (None = base model)
     api_max_new_tokens: int = 96
+    # "" = the domain's prompt (prompts/kg_api_<domain>.txt: the API described, for in-context learning); a
+    # prompt name (e.g. "kg_api_adapter") = one short request for every domain, for an adapter that has learned
+    # the API (its training data is written with the same request: scripts/make_api_data.py --sft)
+    api_prompt: str = ""
     icl_k: int = 4  # in-context examples chosen per query by embedding similarity
     icl_pool: str = "data/kg/icl_pool.jsonl"  # repo-relative or absolute: query -> program examples
     constrained: bool = True  # grammar-constrained decoding of API calls

@@ -2,6 +2,7 @@
 generated program turned into evidence.
 
     api_request(query, domain) -> GenerationRequest     prompts/kg_api_<domain>.txt + chosen examples
+                                                        (or kg.api_prompt's short request, for an adapter)
                                                         + the domain's grammar as a decoding constraint
     run(query, domain, program_text) -> KGEvidence      compile -> execute (mock API) -> verbalise, plus
                                                         the outcome and the program's own value (`direct`)
@@ -87,6 +88,8 @@ class KGPathway:
         self._constraints = {}
         for domain in DOMAINS:  # fail at start-up on a missing prompt, not mid-batch
             self.prompts.get(_prompt_name(domain))
+        if config.api_prompt:  # ... or one whose slots the request cannot fill
+            self.prompts.get(config.api_prompt).render(domain=DOMAINS[0], query="", query_time="")
 
     @classmethod
     def from_config(cls, config: KGConfig, embedder=None) -> "KGPathway":
@@ -101,21 +104,39 @@ class KGPathway:
         if domain not in DOMAINS:
             return None
         examples = self.pool.select(query.text, domain, self.config.icl_k)
-        system, intro = self.prompts.get(_prompt_name(domain)).render(query_time=query.query_time)
-        turn = self.prompts.get(_TURN_PROMPT)
-        # The instructions open the first user turn; each example is a user turn answered by an assistant
-        # turn holding its program; the real query is the last user turn (few-shot as a conversation).
         turns = [(e.query, e.query_time, e.program) for e in examples] + [(query.text, query.query_time, None)]
+        if self.config.api_prompt:
+            messages = self._adapter_messages(domain, turns)
+        else:
+            messages = self._described_messages(domain, turns)
+        return GenerationRequest(messages, adapter=self.config.api_adapter,
+                                 max_new_tokens=self.config.api_max_new_tokens, stop=_STOP,
+                                 constraint=self.constraint(domain) if self.config.constrained else None)
+
+    def _described_messages(self, domain: str, turns) -> tuple[dict, ...]:
+        """The domain's prompt, which describes the API; the instructions open the first user turn, each
+        in-context example is a user turn answered by an assistant turn holding its program, the real query
+        is the last user turn (few-shot as a conversation)."""
+        system, intro = self.prompts.get(_prompt_name(domain)).render(query_time=turns[-1][1])
+        turn = self.prompts.get(_TURN_PROMPT)
         messages = [system]
         for i, (asked, asked_time, program) in enumerate(turns):
             ask = turn.render(query=asked, query_time=asked_time)[-1]["content"]
             messages.append({"role": "user", "content": f"{intro['content']}\n\n{ask}" if i == 0 else ask})
             if program is not None:
                 messages.append({"role": "assistant", "content": program})
-        messages = tuple(messages)
-        return GenerationRequest(messages, adapter=self.config.api_adapter,
-                                 max_new_tokens=self.config.api_max_new_tokens, stop=_STOP,
-                                 constraint=self.constraint(domain) if self.config.constrained else None)
+        return tuple(messages)
+
+    def _adapter_messages(self, domain: str, turns) -> tuple[dict, ...]:
+        """`kg.api_prompt`'s short request (no API description: the adapter has learned it), same turns."""
+        template = self.prompts.get(self.config.api_prompt)
+        system, messages = (), []
+        for asked, asked_time, program in turns:
+            *system, ask = template.render(domain=domain, query=asked, query_time=asked_time)
+            messages.append(ask)
+            if program is not None:
+                messages.append({"role": "assistant", "content": program})
+        return (*system, *messages)
 
     def constraint(self, domain: str):
         """The domain's decoding constraint (prefix checks for transformers, the Lark grammar for vLLM)."""

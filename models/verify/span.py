@@ -103,6 +103,9 @@ def extract(question: str, answer: str, evidence: Sequence[str] = (), facts: int
     q_stems = {stem(w) for w in normalize(question).split()}
     if kind == "date":
         return _date(question, text, q_stems, evidence, facts)
+    if kind in ("name", "names", "place") and text == text.lower():
+        kind_span = _phrase(question, text, q_stems, evidence)  # a lower-cased answer has no capitals to find
+        return Span(kind, kind_span if len(kind_span.split()) <= 8 else "")
     span = _FINDERS[kind](question, text, q_stems, evidence)
     if kind == "number" and span:
         why = _counts_something_else(text, span, q_stems)
@@ -367,6 +370,14 @@ def _name_alone(name: str, evidence: Sequence[str]) -> bool:
                 continue  # the start of a longer name
             return True
     return False
+
+
+def as_asked(kind: str, value: str) -> str:
+    """A KG value in the form the question asks for: the year of a date for "what year"."""
+    v = (value or "").strip()
+    if kind == "year" and _DATE_FULL.fullmatch(v):
+        return _YEAR_RE.search(v).group(0)
+    return v
 
 
 def value_fits(kind: str, value: str, question: str, program: str = "") -> str:

@@ -23,7 +23,7 @@ from models.deadline import Deadline
 from models.types import IDK, INVALID
 from models.verify.config import VerifierConfig
 from models.verify.lexical import normalize, question_overlap, support
-from models.verify.span import extract, question_kind, stands_alone, value_fits
+from models.verify.span import as_asked, extract, question_kind, stands_alone, value_fits
 
 log = logging.getLogger(__name__)
 
@@ -110,6 +110,7 @@ class SupportVerifier:
         if self.config.short_spans and candidate.source == "kg-direct":
             # a program's value: exact, but it must be the kind of answer the question asks for
             kind = question_kind(candidate.query)
+            answer = scores["candidate"] = as_asked(kind, answer)
             scores.update(kind=kind, refusal=value_fits(kind, answer, candidate.query, candidate.program))
         elif self.config.short_spans:
             # check (and return) the span the question asks for, not the model's sentence around it

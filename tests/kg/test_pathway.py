@@ -41,6 +41,35 @@ def test_api_request_renders_the_domain_prompt_with_similar_examples_as_chat_tur
     assert request.adapter == "api_generation" and request.max_new_tokens == 96 and "\n\n" in request.stop
 
 
+def test_an_adapter_prompt_is_the_short_request_without_the_api_description(fake):
+    pathway = KGPathway(KGConfig(api_adapter="api_generation", api_prompt="kg_api_adapter", icl_k=0), fake,
+                        embedder=BagOfWords())
+    request = pathway.api_request(QUERY, "open")
+    assert request.messages == (
+        {"role": "system", "content": "Write the open API calls for the query."},
+        {"role": "user",
+         "content": "Query: what is the capital of australia?\nQuery time: 03/01/2024, 10:00:00 PT\nAPI:"})
+    assert request.adapter == "api_generation" and request.constraint is not None
+
+
+def test_an_adapter_prompt_keeps_in_context_examples_as_turns(fake):
+    pathway = KGPathway(KGConfig(api_prompt="kg_api_adapter", icl_k=2), fake, embedder=BagOfWords())
+    system, *turns = pathway.api_request(QUERY, "open").messages
+    assert system["content"] == "Write the open API calls for the query."
+    assert [m["role"] for m in turns] == ["user", "assistant", "user", "assistant", "user"]
+    assert all(m["content"].startswith("Query: ") for m in turns if m["role"] == "user")
+    assert "capital of australia" in turns[-1]["content"]
+
+
+@pytest.mark.parametrize("name, error", [("kg_api_nonexistent", "not found"),
+                                         ("answer_basic", "missing slots|unexpected")])
+def test_an_adapter_prompt_that_is_missing_or_has_other_slots_fails_at_start_up(fake, name, error):
+    from models.llm.prompts import PromptError
+
+    with pytest.raises(PromptError, match=error):
+        KGPathway(KGConfig(api_prompt=name), fake, embedder=BagOfWords())
+
+
 def test_the_constraint_is_the_domains_language(pathway):
     constraint = pathway.api_request(QUERY, "open").constraint
     assert isinstance(constraint, DecodingConstraint) and constraint.regex is None

@@ -158,7 +158,8 @@ KG_QUESTIONS_SLOW = {  # longer prompts: together with the above, every domain
 
 def _assert_kg_programs_compile(generator, questions: dict[str, str]) -> None:
     config = load_config("cpu").kg
-    pathway = KGPathway(replace(config, icl_k=1, api_max_new_tokens=40), client=None)
+    # the base model (the fixture has no adapters) asked with the prompt that describes the API
+    pathway = KGPathway(replace(config, icl_k=1, api_max_new_tokens=40, api_adapter=None, api_prompt=""), client=None)
     requests = [pathway.api_request(Query(f"q{i}", text, "03/01/2024, 10:00:00 PT", ()), domain)
                 for i, (domain, text) in enumerate(questions.items())]
     assert all(r.constraint.grammar for r in requests)  # the exact path, not the prefix fallback

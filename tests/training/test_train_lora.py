@@ -97,21 +97,29 @@ def test_tiny_training_run_writes_an_adapter_the_inference_layer_loads(cpu_model
     data = tmp_path / "sft.jsonl"
     data.write_text("".join(json.dumps({"id": str(i), "messages": chat(f"<DOC>\ncity {i}\n</DOC>", f"city {i}")}) + "\n"
                             for i in range(3)))
-    out = tmp_path / "adapter"
+    out, snapshots = tmp_path / "adapter", tmp_path / "snapshots"
     result = main(["--data", str(data), "--out", str(out), "--base", str(folder), "--max-steps", "2",
-                   "--max-length", "256", "--grad-accum", "1", "--eval-examples", "1", "--profile", "cpu"])
+                   "--max-length", "256", "--grad-accum", "1", "--eval-examples", "1", "--profile", "cpu",
+                   "--save-every", "2", "--checkpoint-dir", str(snapshots)])
     assert result.steps == 2 and len(result.losses) == 2 and result.n_examples == 3
+    assert (snapshots / "adapter_config.json").is_file() and (snapshots / "checkpoint_step.txt").read_text() == "2 of 2\n"
     assert (out / "adapter_config.json").is_file() and (out / "adapter_model.safetensors").is_file()
     log = json.loads((out / "training_log.json").read_text())
     assert [s["step"] for s in log["steps"]] == [1, 2] and log["quantized_4bit"] is False
-    assert log["config"]["r"] == 8 and log["eval_loss_before"] > 0
+    assert log["config"]["r"] == 8 and log["eval_loss_before"] > 0 and log["base"] == folder.name
     adapter_config = json.loads((out / "adapter_config.json").read_text())
     assert adapter_config["r"] == 8 and adapter_config["lora_alpha"] == 16
+    assert adapter_config["base_model_name_or_path"] == folder.name  # --base given: its name, never a machine path
 
     llm = replace(load_config("cpu").llm, path=str(folder), adapters={"web_answer": str(out)}, dtype="float32")
     generator = HFGenerator(llm, models_dir=str(tmp_path))
     request = GenerationRequest(tuple(chat("<DOC>\ncity 7\n</DOC>")[:2]), adapter="web_answer", max_new_tokens=4)
     assert isinstance(generator.generate([request])[0], str)
+
+
+def test_snapshots_need_a_folder(tmp_path):
+    with pytest.raises(SystemExit, match="--save-every needs --checkpoint-dir"):
+        main(["--data", str(tmp_path / "none.jsonl"), "--out", str(tmp_path / "a"), "--save-every", "5"])
 
 
 def test_training_refuses_data_that_cannot_fit(cpu_model, tmp_path):

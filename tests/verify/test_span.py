@@ -57,6 +57,8 @@ def test_the_question_says_what_kind_of_answer_it_wants(question, kind):
      "DreamWorks Animation is owned by Universal Pictures.", "universal pictures"),
     ("what is the name of taylor swift's first album?", 'Her first album was called "Fearless".', "Fearless"),
     ("is the eiffel tower in paris?", "Yes, it is.", "yes"),
+    ("who won the oscar for best actor in 2012?", "jean dujardin", "jean dujardin"),  # lower case: no capitals
+    ("which countries border switzerland?", "france, germany and italy", "france, germany and italy"),
 ])
 def test_the_span_is_taken_from_the_models_sentence(question, sentence, span):
     assert extract(question, sentence) == Span(question_kind(question), span)
@@ -126,6 +128,12 @@ def test_a_span_must_stand_alone_in_the_evidence(span, evidence, alone):
 ])
 def test_a_kg_value_must_be_the_kind_of_answer_the_question_asks_for(question, value, fits):
     assert (value_fits(question_kind(question), value, question) == "") is fits
+
+
+def test_a_kg_date_answers_a_what_year_question_with_its_year():
+    decision = _verify("in what year was the song bohemian rhapsody released?", "1975-10-31",
+                       ("The release date of Bohemian Rhapsody is 1975-10-31.",), source="kg-direct")
+    assert decision.accepted and decision.answer == "1975"
 
 
 def test_a_kg_value_the_program_names_itself_is_an_echo_not_an_answer():
