@@ -15,6 +15,7 @@ The output is generated, not committed: the same seed gives the same files.
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
 from collections import Counter
@@ -69,6 +70,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--api-prompt", default=None,
                         help='kg.api_prompt of the SFT requests (default: the profile\'s; the CPU adapter: '
                              'kg_api_adapter, the short request)')
+    parser.add_argument("--extra", nargs="*", default=[], metavar="JSONL",
+                        help="hand-written examples in real CRAG wording (query, query_time, domain, program; e.g. "
+                             "data/kg/icl_pool.jsonl data/kg/api_train_seed.jsonl) added to train.sft.jsonl only: "
+                             "their programs are parsed, not executed (their entities need not be in the fixture)")
     parser.add_argument("--allow-failures", action="store_true", help="drop failing examples instead of failing")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -93,17 +98,30 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: {count} examples, {len({e.template for e in splits[name]})} templates, "
                   f"{len({x for e in splits[name] for x in e.entities})} entities {dict(sorted(domains.items()))}")
         if args.sft:
-            write_sft(splits["train"], kg, out / "train.sft.jsonl")
+            write_sft(splits["train"], kg, out / "train.sft.jsonl", extra=read_extra(args.extra))
     print(f"{len(kept)} of {len(examples)} target programs give their expected answer")
     return 1 if failures and not args.allow_failures else 0
 
 
-def write_sft(examples, kg, path: Path) -> None:
+def read_extra(paths) -> list[dict]:
+    """Hand-written examples (one JSON object per line), each with an id naming its file and line."""
+    extra = []
+    for path in paths:
+        for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+            if line.strip():
+                extra.append({**json.loads(line), "id": f"{Path(path).stem}:{n}", "source": str(path)})
+    return extra
+
+
+def write_sft(examples, kg, path: Path, extra: list[dict] = ()) -> None:
+    """train.sft.jsonl: the template examples (pool questions left out, as at inference), then `extra`, whose
+    programs must compile (training.api_data.validate) but are not executed."""
     from training.api_data import to_sft_records, validate as validate_api
 
     api_examples = [validate_api({"id": e.id, "query": e.query, "query_time": e.query_time, "domain": e.domain,
                                   "program": e.program, "source": f"template:{e.template}"}) for e in examples]
     records = list(to_sft_records(api_examples, kg, (e.query for e in kg.pool.examples)))
+    records += list(to_sft_records([validate_api(raw) for raw in extra], kg))
     path.write_text("".join(r.to_json() + "\n" for r in records), encoding="utf-8")
     print(f"{len(records)} SFT records written to {path}")
 
