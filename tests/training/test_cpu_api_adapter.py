@@ -26,16 +26,11 @@ def adapter_folder(cpu) -> Path:
     return AdapterRegistry(cpu.llm.adapters, cpu.models_dir).get(ADAPTER).path
 
 
-# how the adapter is switched on (README "KG pathway"): the CPU default keeps the in-context prompt, which
-# scored higher end to end on the Task-2 sample with the adapter as trained so far
-OPT_IN = {"kg.api_adapter": ADAPTER, "kg.api_prompt": "kg_api_adapter", "kg.icl_k": 0}
-
-
-def test_the_cpu_profile_ships_the_adapter_and_opts_in_with_three_settings(cpu):
-    assert ADAPTER in cpu.llm.adapters
-    assert not cpu.kg.api_adapter and not cpu.kg.api_prompt and cpu.kg.icl_k == 3  # the default: ICL
-    opted = load_config("cpu", OPT_IN)
-    assert opted.kg.api_adapter == ADAPTER and opted.kg.api_prompt == "kg_api_adapter" and opted.kg.icl_k == 0
+def test_the_cpu_profile_generates_api_calls_with_its_adapter_and_the_short_prompt(cpu):
+    assert cpu.kg.api_adapter == ADAPTER and ADAPTER in cpu.llm.adapters
+    assert cpu.kg.api_prompt == "kg_api_adapter" and cpu.kg.icl_k == 0
+    icl = load_config("cpu", {"kg.api_adapter": None, "kg.api_prompt": "", "kg.icl_k": 3})  # the way back (README)
+    assert icl.kg.api_adapter is None and icl.kg.icl_k == 3
 
 
 def test_the_adapter_folder_is_a_small_peft_lora_for_the_cpu_model(adapter_folder):
@@ -67,7 +62,7 @@ def test_the_pipeline_request_runs_through_the_adapter(cpu):
     except ModelNotFoundError as exc:
         missing_packaged_model(f"CPU model not installed: {exc}")
     generator = HFGenerator(replace(cpu.llm, adapters={ADAPTER: cpu.llm.adapters[ADAPTER]}), cpu.models_dir)
-    kg = KGPathway(load_config("cpu", OPT_IN).kg, client=None)
+    kg = KGPathway(cpu.kg, client=None)
     query = Query("q", "what is the capital of australia?", "03/01/2024, 10:00:00 PT")
     request = kg.api_request(query, "open")
     assert request.adapter == ADAPTER and len(request.messages) == 2  # system + the question: no API text
