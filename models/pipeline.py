@@ -398,10 +398,7 @@ class Pipeline:
         """Checks each (state, raw, answer) against the chunks it came from; a verified answer that is not
         "i don't know" is final, and on the last pathway (`final`) whatever the verifier returns is."""
         answered = list(answered)
-        candidates = [Candidate(s.query.text, text, tuple(c.text for c in chunks.get(id(s), ())), source,
-                                facts=sum(c.kind in _FACT_KINDS for c in chunks.get(id(s), ())),
-                                program=s.trace.get("kg", {}).get("program", "") if source == "kg-direct" else "")
-                      for s, _, text in answered]
+        candidates = [_candidate(s, text, source, chunks.get(id(s), ())) for s, _, text in answered]
         try:
             decisions = self.verifier.verify(candidates, deadline=deadline) if candidates else []
         except Exception as exc:  # noqa: BLE001 - a broken verifier costs its answers, not the batch
@@ -486,6 +483,14 @@ def _chunk_trace(chunk: Chunk) -> dict:
 
 
 _FACT_KINDS = ("public", "kg")  # chunks of verbalised structured facts (they come before web chunks)
+
+
+def _candidate(state: _State, text: str, source: str, chunks: Sequence[Chunk]) -> Candidate:
+    """What the verifier checks: the answer, the evidence it came from (structured facts first), and for a
+    KG value the program that produced it."""
+    return Candidate(state.query.text, text, tuple(c.text for c in chunks), source,
+                     facts=sum(c.kind in _FACT_KINDS for c in chunks),
+                     program=state.trace.get("kg", {}).get("program", "") if source == "kg-direct" else "")
 
 
 def _fact_chunks(facts: Sequence[str], pathway: str) -> list[Chunk]:

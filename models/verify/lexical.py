@@ -22,7 +22,7 @@ answer question he's she's it's i you we our your my me us
 _NUMBER_WORDS = {w: str(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen twenty".split())}
-_MONTHS = ("january february march april may june july august september october november december").split()
+MONTHS = ("january february march april may june july august september october november december").split()
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _TOKEN = re.compile(r"\d+(?:\.\d+)?|[a-z]+")
@@ -46,7 +46,7 @@ def _word(token: str) -> str:
 
 def _month_name(match: re.Match) -> str:
     month = int(match.group(2))
-    return _MONTHS[month - 1] if 1 <= month <= 12 else ""
+    return MONTHS[month - 1] if 1 <= month <= 12 else ""
 
 
 def claims(answer: str) -> list[str]:

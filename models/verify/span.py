@@ -29,7 +29,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Sequence
 
-from models.verify.lexical import normalize, stem
+from models.verify.lexical import MONTHS, normalize, stem
 
 _STOP_CAPS = frozenset("the a an in on at of for and or to by with from it its this that these those there "
                        "he she they his her their we our i yes no".split())
@@ -199,18 +199,18 @@ def _place(question, text, q_stems, evidence) -> str:
 
 def _name(question, text, q_stems, evidence) -> str:
     tail = _tail(text, q_stems)
-    quoted = [q for q in _QUOTED.findall(tail) if not _only_question_words(q, q_stems)]
+    quoted = _quoted(tail, q_stems)
     if quoted:
-        return quoted[0]
+        return quoted
     names = _new_names(tail, q_stems)
     return names[0] if names else ""
 
 
 def _phrase(question, text, q_stems, evidence) -> str:
     tail = _tail(text, q_stems).strip(" .;:")
-    quoted = [q for q in _QUOTED.findall(tail) if not _only_question_words(q, q_stems)]
+    quoted = _quoted(tail, q_stems)
     if quoted:
-        return quoted[0]
+        return quoted
     return tail if tail and not _only_question_words(tail, q_stems) else ""
 
 
@@ -274,6 +274,11 @@ def _new_names(text: str, q_stems: set[str]) -> list[str]:
     return names
 
 
+def _quoted(text: str, q_stems: set[str]) -> str:
+    """The first quoted title in `text` that is not made only of the question's words ("" if none)."""
+    return next((q for q in _QUOTED.findall(text) if not _only_question_words(q, q_stems)), "")
+
+
 def _only_question_words(text: str, q_stems: set[str]) -> bool:
     words = [w for w in normalize(text).split() if w not in _STOP_CAPS]
     return all(stem(w) in q_stems for w in words)
@@ -320,8 +325,7 @@ def _day(date: str) -> str:
     return f"{year}-{month:02d}-{int(day):02d}"
 
 
-_MONTHS = [m[:3] for m in "january february march april may june july august september october november "
-           "december".split()]
+_MONTHS = [m[:3] for m in MONTHS]
 
 
 # ---------------------------------------------------------------------------------------------- checks
@@ -380,6 +384,13 @@ def as_asked(kind: str, value: str) -> str:
     return v
 
 
+_PLAIN_NUMBER = re.compile(r"-?[$]?\d+(?:,\d{3})*(?:\.\d+)?%?")
+
+
+def _is_date(text: str) -> bool:
+    return bool(_DATE_FULL.fullmatch(text) or _YEAR_RE.fullmatch(text))
+
+
 def value_fits(kind: str, value: str, question: str, program: str = "") -> str:
     """Why a KG value cannot answer a question of `kind` ("" when it can): a date for "A or B?", a list of
     dates for "when", numbers for "which companies", a zero count (more often a program that matched nothing
@@ -389,9 +400,8 @@ def value_fits(kind: str, value: str, question: str, program: str = "") -> str:
     literals = {normalize(a or b) for a, b in re.findall(r"\"([^\"]*)\"|'([^']*)'", program or "")}
     if normalize(v) and normalize(v) in literals:
         return f"the KG value {v!r} is the program's own argument: the model named it, the KG did not find it"
-    items = [i for i in re.split(r",\s*|\s+and\s+", v) if i.strip()]
-    number = re.fullmatch(r"-?[$]?\d+(?:,\d{3})*(?:\.\d+)?%?", v)
-    date = _DATE_FULL.fullmatch(v) or _YEAR_RE.fullmatch(v)
+    items = [i.strip() for i in re.split(r",\s*|\s+and\s+", v) if i.strip()]
+    number, date = _PLAIN_NUMBER.fullmatch(v), _is_date(v)
     if kind == "choice":
         options = [normalize(o) for o in _options(" ".join(question.lower().split()))]
         return "" if normalize(v) in options else f"the KG value {v!r} is not one of the question's options"
@@ -404,8 +414,6 @@ def value_fits(kind: str, value: str, question: str, program: str = "") -> str:
         return "" if date else f"the KG value {v!r} is not one date"
     if kind == "score":
         return "" if _SCORE.fullmatch(v) else f"the KG value {v!r} is not a score"
-    if kind in ("name", "names", "place") and items and all(
-            re.fullmatch(r"-?[$]?\d+(?:,\d{3})*(?:\.\d+)?%?", i.strip()) or _DATE_FULL.fullmatch(i.strip()) or
-            _YEAR_RE.fullmatch(i.strip()) for i in items):
+    if kind in ("name", "names", "place") and items and all(_PLAIN_NUMBER.fullmatch(i) or _is_date(i) for i in items):
         return f"the KG value {v!r} is a number or date, the question asks for a {kind}"
     return ""
