@@ -28,6 +28,7 @@ def format_trace(record: Mapping[str, Any], verdict: Mapping[str, Any] | None = 
         lines.append(f"  llm call  {call.get('stage')}: adapter {call.get('adapter')}, {call.get('prompt_tokens')} "
                      f"prompt + {call.get('output_tokens')} output tokens, {call.get('seconds')} s "
                      f"(batch of {call.get('batch')})")
+    lines.extend(_electric_sheep_lines(trace))
     if trace.get("public_facts"):
         lines.append("public facts:")
         lines.extend(f"  - {fact}" for fact in trace["public_facts"])
@@ -53,3 +54,37 @@ def format_trace(record: Mapping[str, Any], verdict: Mapping[str, Any] | None = 
             lines.append(f"  chunk [{chunk.get('kind')}] {chunk.get('source')} ({chunk.get('score')}): "
                          f"{chunk.get('text', '')[:120]!r}")
     return "\n".join(lines)
+
+
+def _electric_sheep_lines(trace: Mapping[str, Any]) -> list[str]:
+    """ElectricSheep's stages (seed 001), where the profile ran them: their decisions and seconds."""
+    lines = []
+    web = trace.get("web")
+    if web:
+        lines.append(f"web pages  extractors {', '.join(web.get('extractors') or []) or '-'}; sentence groups "
+                     f"{'on' if web.get('sentence_chunks') else 'off'}; extract {web.get('extract_s')} s, "
+                     f"chunk {web.get('chunk_s')} s")
+    attribute = trace.get("attribute")
+    if attribute:
+        lines.append(f"attribute  {attribute.get('label')} by {attribute.get('method')}"
+                     + (" (prediction failed: taken as dynamic)" if attribute.get("failed") else "")
+                     + f", policy {attribute.get('policy')} -> {attribute.get('action') or 'answer'} "
+                       f"({attribute.get('seconds')} s)")
+    knowledge = trace.get("knowledge")
+    if knowledge:
+        lines.append(f"knowledge  note {knowledge.get('note')!r} ({knowledge.get('seconds')} s)")
+    calculator = trace.get("calculator")
+    if calculator:
+        if calculator.get("value") is None:
+            lines.append(f"calculator no value ({calculator.get('seconds')} s)")
+        else:
+            lines.append(f"calculator {calculator.get('expression')} = {calculator.get('value')} "
+                         f"({calculator.get('votes')} of {calculator.get('samples')} samples; "
+                         f"{calculator.get('seconds')} s)")
+        lines.extend(f"  rejected: {reason}" for reason in calculator.get("rejected") or [])
+    reasoning = trace.get("reasoning")
+    if reasoning:
+        lines.append(f"reasoning  {reasoning.get('source')} -> {reasoning.get('answer')!r} ({reasoning.get('seconds')} s)")
+        if reasoning.get("output"):
+            lines.append(f"  output: {reasoning['output'][:300]!r}")
+    return lines

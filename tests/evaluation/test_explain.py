@@ -1,0 +1,39 @@
+"""`format_trace` prints ElectricSheep's stage decisions (attribute, knowledge, calculator, reasoning, page
+processing) where a profile ran them, and nothing for them where it did not."""
+from evaluation.explain import format_trace
+
+RECORD = {"interaction_id": "q1", "query": "how much higher did msft close than aapl?", "prediction": "i don't know",
+          "gold": "223.57"}
+STAGES = {
+    "web": {"extractors": ["trafilatura", "selectolax"], "sentence_chunks": True, "extract_s": 1.24, "chunk_s": 0.07},
+    "attribute": {"label": "dynamic", "method": "classifier", "policy": "idk", "failed": False, "seconds": 0.02,
+                  "action": "idk"},
+    "knowledge": {"note": "Microsoft trades as MSFT.", "seconds": 7.7},
+    "calculator": {"expression": "406.22 - 182.65", "value": 223.57, "votes": 3, "samples": 5,
+                   "rejected": ["__import__('os'): names are not allowed"], "seconds": 9.1},
+    "reasoning": {"source": "backup", "answer": "i don't know", "output": "The answer is", "seconds": 12.5},
+}
+
+
+def test_every_electric_sheep_stage_is_printed_with_its_decision_and_seconds():
+    text = format_trace({**RECORD, "trace": {"source": "reasoning", **STAGES}})
+    assert "web pages  extractors trafilatura, selectolax; sentence groups on; extract 1.24 s, chunk 0.07 s" in text
+    assert "attribute  dynamic by classifier, policy idk -> idk (0.02 s)" in text
+    assert "knowledge  note 'Microsoft trades as MSFT.' (7.7 s)" in text
+    assert "calculator 406.22 - 182.65 = 223.57 (3 of 5 samples; 9.1 s)" in text
+    assert "  rejected: __import__('os'): names are not allowed" in text
+    assert "reasoning  backup -> \"i don't know\" (12.5 s)" in text and "output: 'The answer is'" in text
+
+
+def test_a_failed_predictor_and_an_empty_calculation_say_so():
+    trace = {"attribute": {**STAGES["attribute"], "failed": True, "action": None},
+             "calculator": {"value": None, "seconds": 3.0}}
+    text = format_trace({**RECORD, "trace": trace})
+    assert "(prediction failed: taken as dynamic), policy idk -> answer" in text
+    assert "calculator no value (3.0 s)" in text
+
+
+def test_stages_the_profile_did_not_run_print_nothing():
+    text = format_trace({**RECORD, "trace": {"source": "web", "attempts": []}})
+    for label in ("web pages", "attribute", "knowledge", "calculator", "reasoning"):
+        assert f"\n{label}" not in text
