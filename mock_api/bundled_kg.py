@@ -311,6 +311,11 @@ def _event_row(event: dict, teams: dict, players: dict, home_team: str) -> dict:
     return row
 
 
+def _number(text: str) -> float:
+    """A CSV number as a float; an empty cell (a match not yet played) is NaN, as in the official frame."""
+    return float(text) if text else float("nan")
+
+
 def _soccer_frame(matches: list[dict]) -> pd.DataFrame:
     """One row per team and match, indexed (league, season, team, game) like the official pickle."""
     rows, index = [], []
@@ -318,18 +323,19 @@ def _soccer_frame(matches: list[dict]) -> pd.DataFrame:
         date = pd.Timestamp(match["date"])
         game = f"{match['date']} {match['home']}-{match['away']}"
         report = hashlib.md5(game.encode()).hexdigest()[:8]
+        played = bool(match["home_goals"])  # a fixture not yet played has no goals (NaN/None, as the official)
         for side, other in (("home", "away"), ("away", "home")):
-            scored, conceded = int(match[f"{side}_goals"]), int(match[f"{other}_goals"])
-            possession = float(match["home_poss"])
+            scored, conceded = _number(match[f"{side}_goals"]), _number(match[f"{other}_goals"])
+            possession = _number(match["home_poss"])
+            result = ("W" if scored > conceded else "D" if scored == conceded else "L") if played else None
             index.append((match["league"], match["season"], match[side], game))
             rows.append({
                 "date": date, "time": match["time"], "round": match["round"], "day": date.strftime("%a"),
-                "venue": side.title(), "result": "W" if scored > conceded else "D" if scored == conceded else "L",
-                "GF": float(scored), "GA": float(conceded), "opponent": match[other],
-                "xG": float(match[f"{side}_xg"]), "xGA": float(match[f"{other}_xg"]),
+                "venue": side.title(), "result": result, "GF": scored, "GA": conceded, "opponent": match[other],
+                "xG": _number(match[f"{side}_xg"]), "xGA": _number(match[f"{other}_xg"]),
                 "Poss": possession if side == "home" else 100.0 - possession,
-                "Attendance": float(match["attendance"]), "Captain": match[f"{side}_captain"],
-                "Formation": match[f"{side}_formation"], "Referee": match["referee"],
+                "Attendance": _number(match["attendance"]), "Captain": match[f"{side}_captain"] or None,
+                "Formation": match[f"{side}_formation"] or None, "Referee": match["referee"] or None,
                 "match_report": f"/en/matches/{report}/{game[11:]}-{date:%B}-{date.day}-{date.year}".replace(" ", "-"),
                 "Notes": None})
     levels = [pd.Index([key[level] for key in index], dtype=object) for level in range(4)]

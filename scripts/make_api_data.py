@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runnable as a plain script from anywhere
 
 from training.api_templates import (  # noqa: E402
-    SPLITS, FixtureKG, generate, program_entities, split_examples, write_examples,
+    SPLITS, FixtureKG, cap_per_template, generate, program_entities, split_examples, write_examples,
 )
 
 
@@ -74,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="hand-written examples in real CRAG wording (query, query_time, domain, program; e.g. "
                              "data/kg/icl_pool.jsonl data/kg/api_train_seed.jsonl) added to train.sft.jsonl only: "
                              "their programs are parsed, not executed (their entities need not be in the fixture)")
+    parser.add_argument("--max-per-template", type=int, default=None, metavar="N",
+                        help="train.sft.jsonl takes at most N examples of each template (seeded sample; the "
+                             "split files keep them all)")
     parser.add_argument("--allow-failures", action="store_true", help="drop failing examples instead of failing")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -98,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: {count} examples, {len({e.template for e in splits[name]})} templates, "
                   f"{len({x for e in splits[name] for x in e.entities})} entities {dict(sorted(domains.items()))}")
         if args.sft:
-            write_sft(splits["train"], kg, out / "train.sft.jsonl", extra=read_extra(args.extra))
+            write_sft(cap_per_template(splits["train"], args.max_per_template, args.seed), kg,
+                      out / "train.sft.jsonl", extra=read_extra(args.extra))
     print(f"{len(kept)} of {len(examples)} target programs give their expected answer")
     return 1 if failures and not args.allow_failures else 0
 

@@ -11,9 +11,10 @@ values, a count or an average), so the verbaliser never touches the API. Semanti
   back to the whole rows), `[:n]` keeps the first n items, `["len"]` counts items, `AVG` averages the
   numeric selected values.
 
-Work is bounded: at most `max_calls` API calls per program (`BudgetedAPI`), at most `max_rows` rows per
-statement and `max_rows` inputs per `*` fan-out. When the call budget or the deadline runs out, execution
-stops, keeping what earlier statements (and the interrupted one, as far as it got) produced. A failing
+Work is bounded: at most `max_calls` API calls per program (`BudgetedAPI`), at most `max_rows` rows listed per
+statement (a count, an average or a following sort still sees every row found) and `max_rows` inputs per `*`
+fan-out. When the call budget or the deadline runs out, execution stops, keeping what earlier statements (and
+the interrupted one, as far as it got) produced. A failing
 API (`KGApiError`) propagates: nothing the program found can be trusted to be complete then. A statement
 whose values cannot be interpreted (`KGValueError`, e.g. an unknown date expression), or whose API data
 has an unexpected shape, yields nothing, and the next statement still runs.
@@ -162,9 +163,12 @@ class _Executor:
         table, conditions = _HEADS[type(statement.head)](self, statement, previous)
         if table.stopped:
             self.stopped = table.stopped
-        result = self._select(statement, table.limit(self.limits.max_rows))
+        # max_rows bounds what a statement lists; an average or a count, and a following sort, see every row the
+        # function found (the highest of 390 one-minute bars is not the highest of the first 200)
+        aggregates = statement.average or any(isinstance(s, Length) for s in statement.selectors)
+        result = self._select(statement, table if aggregates else table.limit(self.limits.max_rows))
         # rows left unchecked when the budget ran out: an empty result is then no evidence of absence
-        return replace(result, conditions=conditions, found=table.found and not table.stopped)
+        return replace(result, table=table, conditions=conditions, found=table.found and not table.stopped)
 
     def _sort(self, statement: Statement, previous: StatementResult | None) -> tuple[Table, tuple[Condition, ...]]:
         sort: Sort = statement.head

@@ -238,6 +238,25 @@ def test_pathological_programs_stay_bounded(fake):
     assert all(len(s.output) <= 1 for s in wide.statements) and wide.calls <= 40
 
 
+def test_max_rows_bounds_what_is_listed_not_what_is_counted_averaged_or_sorted(fake, now):
+    """The five AAPL days with max_rows 2: the highest close, the mean and the count are over all five."""
+    limits = Limits(max_rows=2)
+    week = '"2024-02-22", "2024-02-28"'
+    closes = [184.37, 182.52, 181.16, 182.63, 181.42]
+    listed = run(fake, f'get_stock_price("aapl", {week})["close"]', "finance", now, limits=limits)
+    assert values(listed) == closes[:2]
+    highest = run(fake, f'get_stock_price("aapl", {week})\nsort(None, -close)["close"][:1]', "finance", now,
+                  limits=limits)
+    assert values(highest, 1) == [184.37]
+    lowest = run(fake, f'get_stock_price("aapl", {week})\nsort(None, close)["close"][:1]', "finance", now,
+                 limits=limits)
+    assert values(lowest, 1) == [181.16]
+    mean = run(fake, f'AVG get_stock_price("aapl", {week})["close"]', "finance", now, limits=limits)
+    assert mean.statements[0].number == pytest.approx(sum(closes) / 5)
+    count = run(fake, f'get_stock_price("aapl", {week})["close"]["len"]', "finance", now, limits=limits)
+    assert count.statements[0].number == 5
+
+
 def test_identical_calls_are_made_once(fake):
     run(fake, 'get_open("australia")["capital"]\nget_open("australia")["capital"]', "open")
     assert len(fake.calls) == 2

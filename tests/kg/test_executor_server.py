@@ -114,3 +114,16 @@ def test_hard_negatives_do_not_win(pathway):
 def test_a_question_the_kg_cannot_answer_gives_no_facts(pathway):
     query = Query("q", "how many nba mvp awards has lionel messi won?", "03/02/2024, 10:41:12 PT")
     assert pathway.evidence(query, "sports", 'get_nba_on_date("lionel messi", "2024")["pts"]') == []
+
+
+def test_next_game_is_the_first_fixture_not_yet_played(pathway):
+    """Unplayed fixtures (no goals; the official frame has NaN there) are what get_soccer_next_game finds."""
+    early = Query("q", "who will arsenal play next?", "03/12/2024, 10:00:00 PT")
+    assert pathway.evidence(early, "sports", 'get_soccer_next_game("arsenal")["opponent"]') == [
+        "The opponent of Arsenal vs Luton Town on 2024-04-03 is Luton Town."]
+    later = Query("q", "who will arsenal play next?", "04/05/2024, 10:00:00 PT")
+    assert pathway.evidence(later, "sports", 'get_soccer_next_game("arsenal")["opponent"]') == [
+        "The opponent of Arsenal vs Brighton on 2024-04-06 is Brighton."]
+    # the last game is still the last one played before the question, not a fixture after it
+    assert pathway.evidence(early, "sports", 'get_soccer_last_game("arsenal")["opponent"]') == [
+        "The opponent of Arsenal vs Brentford on 2024-03-09 is Brentford."]

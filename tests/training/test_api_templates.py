@@ -1,7 +1,7 @@
 """Template-generated API data: every target compiles, runs on the bundled KG to the answer read from the KG
 sources, generation is reproducible, and the held-out splits share no entity / template with training."""
 import random
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 import pytest
 
@@ -11,8 +11,8 @@ from models.kg.examples import ExamplePool
 from models.kg.language import format_program
 from models.paths import resolve_repo_path
 from models.types import DOMAINS
-from training.api_templates import (HELDOUT_TEMPLATES, UNASKED_FUNCTIONS, FixtureKG, check_answer, generate, program_entities,
-                                    split_examples, templates)
+from training.api_templates import (HELDOUT_TEMPLATES, UNASKED_FUNCTIONS, FixtureKG, cap_per_template, check_answer,
+                                    generate, program_entities, split_examples, templates)
 
 
 @pytest.fixture(scope="module")
@@ -127,3 +127,13 @@ def test_a_wrong_program_scores_wrong(examples):
         assert near_duplicate.executed and not near_duplicate.correct
         assert not score_program(kg, example, 'get_movie("inception"').compiled
         assert not score_program(kg, example, "None").executed
+
+
+def test_cap_per_template_keeps_at_most_n_of_each_and_is_seeded(examples):
+    capped = cap_per_template(examples, 5, seed=0)
+    counts = Counter(e.template for e in capped)
+    assert max(counts.values()) == 5 and set(counts) == {e.template for e in examples}
+    assert [e.id for e in capped] == [e.id for e in examples if e in set(capped)]  # original order
+    assert [e.id for e in cap_per_template(examples, 5, seed=0)] == [e.id for e in capped]
+    assert [e.id for e in cap_per_template(examples, 5, seed=1)] != [e.id for e in capped]
+    assert cap_per_template(examples, None) == list(examples)
