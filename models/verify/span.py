@@ -416,4 +416,21 @@ def value_fits(kind: str, value: str, question: str, program: str = "") -> str:
         return "" if _SCORE.fullmatch(v) else f"the KG value {v!r} is not a score"
     if kind in ("name", "names", "place") and items and all(_PLAIN_NUMBER.fullmatch(i) or _is_date(i) for i in items):
         return f"the KG value {v!r} is a number or date, the question asks for a {kind}"
+    key = _answered_key(program)
+    if kind == "place" and key and not _PLACE_KEY.search(key):
+        # `get_open("spacex")["founder"]` for "in which country was the founder of spacex born?": one hop short
+        return f"the KG value {v!r} is a {key!r}, not a place: the program stopped a hop short"
     return ""
+
+
+# attributes whose values are places: a KG value answers "which country / where" only from one of them
+_PLACE_KEY = re.compile(r"place|countr|city|capital|locat|venue|nationality|headquarter|border|region|state|"
+                        r"continent|address|hometown|origin", re.IGNORECASE)
+_KEY = re.compile(r'\[\s*"([^"]+)"\s*\]')
+
+
+def _answered_key(program: str) -> str:
+    """The attribute the program's last line selects (`["len"]` and slices aside); "" when it selects none."""
+    lines = [line for line in (program or "").strip().splitlines() if line.strip()]
+    keys = [k for k in _KEY.findall(lines[-1]) if k.lower() != "len"] if lines else []
+    return keys[-1] if keys else ""

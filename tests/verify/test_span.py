@@ -144,6 +144,18 @@ def test_a_kg_value_the_program_names_itself_is_an_echo_not_an_answer():
                       'get_movie_person_oscar(None, None, [eq(year, 2012), eq(category, "best actor")])["name"]') == ""
 
 
+@pytest.mark.parametrize("program,value,fits", [
+    ('get_open("spacex")["founder"]', "Elon Musk", False),  # one hop short: the founder, not his birthplace
+    ('get_open("spacex")["founder"]\nget_open(*)["birth_place"]', "Pretoria, South Africa", True),
+    ('get_song("bohemian rhapsody")["release_country"]', "United Kingdom", True),
+    ('get_open("spacex")', "Hawthorne, California", True),  # whole records: no attribute to judge by
+])
+def test_a_kg_value_for_a_place_question_comes_from_a_place_attribute(program, value, fits):
+    question = "in which country was the founder of spacex born?"
+    assert question_kind(question) == "place"
+    assert (value_fits("place", value, question, program) == "") is fits
+
+
 def _verify(query, answer, evidence, source="web", **config):
     return SupportVerifier(VerifierConfig(**config)).verify([Candidate(query, answer, tuple(evidence), source)])[0]
 
