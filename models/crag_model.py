@@ -10,7 +10,7 @@ import time
 from typing import Any, Dict, List
 
 from models.config import Config, load_config
-from models.deadline import Deadline
+from models.deadline import Deadline, batch_deadline_s
 from models.text import safe_text
 from models.types import IDK, Answer, Query, SearchResult
 
@@ -72,7 +72,7 @@ class CragModel:
         queries_raw = batch.get("query") if isinstance(batch, dict) else None
         n = len(queries_raw) if isinstance(queries_raw, (list, tuple)) else 0
         p = self.config.pipeline
-        deadline = Deadline(max(1.0, max(n, 1) * p.per_question_budget_s - p.deadline_margin_s))
+        deadline = Deadline(batch_deadline_s(n, p.per_question_budget_s, p.deadline_margin_s))
         answers: list[Answer] = [Answer(IDK, "error", trace={"why": "the pipeline failed for the whole batch (see "
                                                                 "the log)"}) for _ in range(n)]
         valid: list[tuple[int, Query]] = []

@@ -14,6 +14,14 @@ import math
 import time
 
 
+def batch_deadline_s(batch_size: int, per_question_s: float, margin_s: float) -> float:
+    """Seconds one `batch_generate_answer` call gives itself: the grader's limit (batch_size x per_question_s)
+    less the margin kept for what follows the last stage; at least 1 s. The g4dn profile: 16 x 30 - 20 = 460 s
+    of the grader's 480. `CragModel` runs every batch under it and `scripts/latency_model.py` measures its
+    projected headroom against it, so the two cannot drift apart."""
+    return max(1.0, max(int(batch_size), 1) * float(per_question_s) - float(margin_s))
+
+
 class Deadline:
     """`Deadline(seconds)` expires `seconds` after construction; `Deadline(None)` never expires."""
 

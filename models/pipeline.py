@@ -37,7 +37,7 @@ from typing import Sequence
 from models.attributes import AttributePredictor
 from models.calculator.tool import Calculation, NumericalCalculator
 from models.config import Config
-from models.isolation import per_item
+from models.isolation import fallback_reasons, per_item
 from models.reasoning import KnowledgeExtractor, ReasonedAnswer, Reasoner, References
 from models.deadline import Deadline, check_stage_budgets, stage_deadline
 from models.embedder import Embedder
@@ -104,9 +104,9 @@ class Pipeline:
         from models.routing import make_router
         from models.trim import load_grader_trim
 
-        # The LLM first: vLLM forks its tensor-parallel workers, which it can only do while CUDA is not yet
-        # initialised in this process (a CUDA embedder built first forces the spawn start method, which
-        # re-imports the grader's main module in every worker).
+        # The LLM first: vLLM forks its tensor-parallel workers unless VLLM_WORKER_MULTIPROC_METHOD=spawn (the
+        # Dockerfile sets it), and a worker forked from a process that has initialised CUDA fails; so nothing
+        # touches CUDA before the engine exists (README "g4dn start-up").
         generator = make_generator(config.llm, config.models_dir)
         embedder = Embedder.from_config(config.embedder, config.models_dir)
         web = WebRetriever.from_config(config.web, config.models_dir, embedder=embedder)
@@ -207,14 +207,15 @@ class Pipeline:
             return
         started = time.monotonic()
         labels = per_item(lambda batch: self.attributes.predict([s.query.text for s in batch], deadline), states,
-                          lambda _: None, "attribute prediction")
+                          lambda _: None, "attribute prediction", deadline=deadline)
         seconds = round(time.monotonic() - started, 3)
         cfg = self.config.attributes
-        for state, label in zip(states, labels):
+        for k, (state, label) in enumerate(zip(states, labels)):
             # a failed prediction is "dynamic", the cautious side (as the predictor itself does)
             state.attribute = label if label in ("static", "dynamic") else "dynamic"
             state.trace["attribute"] = {"label": state.attribute, "method": cfg.method, "policy": cfg.dynamic_policy,
-                                        "failed": label is None, "seconds": seconds}
+                                        "failed": label is None, "seconds": seconds,
+                                        **_error(labels.reasons, k)}
 
     def _attribute_policy(self, answered, decisions: list) -> list:
         """`attributes.dynamic_policy` on verified answers: a dynamic question without KG evidence gets
@@ -337,9 +338,10 @@ class Pipeline:
         results = per_item(
             lambda batch: self.reasoner.answer([s.query.text for s, _ in batch], [s.query.query_time for s, _ in batch],
                                                [r for _, r in batch], deadline),
-            list(zip(asking, references)), lambda _: ReasonedAnswer(IDK, "none"), "reasoning")
+            list(zip(asking, references)), lambda _: ReasonedAnswer(IDK, "none"), "reasoning", deadline=deadline)
         self.stage_seconds["reasoning"] = seconds = time.monotonic() - started
         answers = {id(s): r for s, r in zip(asking, results)}
+        errors = {id(s): _error(results.reasons, k) for k, s in enumerate(asking)}
         out = []
         for state in states:
             result = answers.get(id(state))
@@ -347,7 +349,8 @@ class Pipeline:
                 out.append((state, None, IDK))
                 continue
             state.trace["reasoning"] = {"source": result.source, "answer": result.answer,
-                                        "output": result.output[:2000], "seconds": round(seconds, 3)}
+                                        "output": result.output[:2000], "seconds": round(seconds, 3),
+                                        **errors[id(state)]}
             # raw = what the answer was read from: the reasoning output, or the summarizer's answer ("" when
             # neither produced anything: the verify step then says the deadline cut the generation)
             raw = result.output if result.output.strip() or result.source != "backup" or is_idk(result.answer) \
@@ -374,10 +377,10 @@ class Pipeline:
         started = time.monotonic()
         notes = per_item(lambda batch: self.knowledge.notes([s.query.text for s in batch],
                                                             [s.query.query_time for s in batch], deadline),
-                         states, lambda _: "", "knowledge extraction")
+                         states, lambda _: "", "knowledge extraction", deadline=deadline)
         seconds = round(time.monotonic() - started, 3)
-        for state, note in zip(states, notes):
-            state.trace["knowledge"] = {"note": note, "seconds": seconds}
+        for k, (state, note) in enumerate(zip(states, notes)):
+            state.trace["knowledge"] = {"note": note, "seconds": seconds, **_error(notes.reasons, k)}
         return {id(s): note for s, note in zip(states, notes) if note}
 
     def _calculations(self, states: list[_State], chunks: dict, deadline: Deadline) -> dict:
@@ -387,10 +390,11 @@ class Pipeline:
             lambda batch: self.calculator.calculate([s.query.text for s, _ in batch],
                                                     [s.query.query_time for s, _ in batch], [r for _, r in batch],
                                                     deadline),
-            items, lambda _: None, "calculator")
+            items, lambda _: None, "calculator", deadline=deadline)
         seconds = round(time.monotonic() - started, 3)
-        for state, result in zip(states, results):
-            state.trace["calculator"] = {**(result.as_trace() if result else {"value": None}), "seconds": seconds}
+        for k, (state, result) in enumerate(zip(states, results)):
+            state.trace["calculator"] = {**(result.as_trace() if result else {"value": None}), "seconds": seconds,
+                                         **_error(results.reasons, k)}
         return {id(s): r for s, r in zip(states, results) if r is not None}
 
     # ------------------------------------------------------------------ shared verify step
@@ -416,7 +420,9 @@ class Pipeline:
                 attempt["verifier"] = decision.as_trace()
                 answer_text, accepted = decision.answer, decision.accepted
                 if not (raw or "").strip():  # say why there is nothing, not "the model abstained"
+                    error = _generation_error(state)
                     attempt["verifier"]["reason"] = ("no context to answer from" if raw is None else
+                                                     f"no model output ({error})" if error else
                                                      "no model output (the deadline cut the generation, or it "
                                                      "was empty)")
             state.trace["attempts"].append(attempt)
@@ -450,11 +456,14 @@ class Pipeline:
         started = time.monotonic()
         outputs = self.generator.generate([r for _, r in asks], deadline=deadline)
         seconds = round(time.monotonic() - started, 3)  # the batched call's wall time, shared by its requests
-        for (state, request), output in zip(asks, outputs):
-            state.trace["llm_calls"].append({
-                "stage": stage, "adapter": request.adapter, "batch": len(asks), "seconds": seconds,
-                "prompt_tokens": self._count_tokens(" ".join(m.get("content", "") for m in request.messages)),
-                "output_tokens": self._count_tokens(output or "")})
+        reasons = fallback_reasons(outputs)  # requests that failed alone or whose retry the deadline stopped
+        for k, ((state, request), output) in enumerate(zip(asks, outputs)):
+            call = {"stage": stage, "adapter": request.adapter, "batch": len(asks), "seconds": seconds,
+                    "prompt_tokens": self._count_tokens(" ".join(m.get("content", "") for m in request.messages)),
+                    "output_tokens": self._count_tokens(output or "")}
+            if k in reasons:
+                call["error"] = reasons[k]
+            state.trace["llm_calls"].append(call)
         return outputs
 
     def _count_tokens(self, text: str) -> int | None:
@@ -462,6 +471,17 @@ class Pipeline:
             return int(self.generator.count_tokens(text))
         except Exception:  # noqa: BLE001 - a count is for the trace only
             return None
+
+
+def _error(reasons: dict[int, str], index: int) -> dict:
+    """{"error": why item `index` of a `per_item` call holds its fallback}, or {} when it ran."""
+    return {"error": reasons[index]} if index in reasons else {}
+
+
+def _generation_error(state) -> str | None:
+    """Why this state's latest LLM call produced nothing, when its backend said (see `_generate`)."""
+    calls = state.trace.get("llm_calls") or []
+    return calls[-1].get("error") if calls else None
 
 
 def _kg_expected(task: int) -> bool:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -36,12 +37,16 @@ import traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# Before torch is imported: any torch.cuda.is_available() on the way to the engine (transformers, peft making
+# the random adapters) asks NVML instead of initialising CUDA, which would break vLLM's forked workers.
+os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
 
 from models.config import REPO_ROOT  # noqa: E402
 from models.llm.checkpoint import resolve_checkpoint  # noqa: E402
 from models.llm.config import LLMConfig  # noqa: E402
 from models.llm.constraints import DecodingConstraint  # noqa: E402
 from models.llm.generator import GenerationRequest  # noqa: E402
+from models.llm.gpus import gpu_name, visible_gpu_count  # noqa: E402
 
 QUESTIONS = [
     "What is the capital of Australia?", "Which movie came out earlier, The Matrix or Fight Club?",
@@ -76,17 +81,6 @@ def tensor_parallel_size(model_config: dict, gpus: int) -> int:
     return max(t for t in range(1, max(gpus, 1) + 1) if heads % t == 0 and kv_heads % t == 0)
 
 
-def _visible_gpus() -> int:
-    """GPUs by NVML, which does not initialise CUDA in this process (vLLM must still be able to fork)."""
-    try:
-        import pynvml
-
-        pynvml.nvmlInit()
-        return int(pynvml.nvmlDeviceGetCount())
-    except Exception:  # noqa: BLE001 - no NVML: one GPU is the safe guess
-        return 1
-
-
 class Report:
     """Collects pass/fail per check; an exception fails the check with its message, never the script."""
 
@@ -119,7 +113,7 @@ def vllm_checks(report: Report, args, folder: Path, adapters: dict[str, str], mo
     from models.llm.vllm_backend import VLLMGenerator
 
     model_config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    gpus = _visible_gpus()
+    gpus = max(1, visible_gpu_count())  # NVML: no CUDA initialised before the engine
     tp = args.tensor_parallel_size or tensor_parallel_size(model_config, gpus)
     config = LLMConfig(backend="vllm", path=args.model, dtype=args.dtype, device="cuda",
                        max_model_len=args.max_model_len, gpu_memory_utilization=args.gpu_memory_utilization,
@@ -152,7 +146,7 @@ def vllm_checks(report: Report, args, folder: Path, adapters: dict[str, str], mo
                                                       and any(r["a"] != r["b"] for r in rows))
     report.details["sample"] = {"base": rows[0][None], "a": rows[0]["a"], "b": rows[0]["b"]}
 
-    if generator.latency is None and "t4" in _device_name().lower():
+    if generator.latency is None and "t4" in gpu_name().lower():
         from models.latency import LLMLatency, T4, TransformerShape
 
         generator.latency = LLMLatency(T4, tp, TransformerShape.from_hf_config(model_config))
@@ -210,17 +204,6 @@ def reranker_check(args, models_dir: str, embedder):
     return int(max(range(len(scores)), key=scores.__getitem__)) == 0, {"kind": cfg.kind, "scores": scores}
 
 
-def _device_name() -> str:
-    try:
-        import pynvml
-
-        pynvml.nvmlInit()
-        name = pynvml.nvmlDeviceGetName(pynvml.nvmlDeviceGetHandleByIndex(0))
-        return name.decode() if isinstance(name, bytes) else str(name)
-    except Exception:  # noqa: BLE001
-        return "unknown"
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", default=LLMConfig().path, help="llm.path spec (folder or .gguf)")
@@ -239,7 +222,7 @@ def main() -> int:
 
     models_dir = str(REPO_ROOT / "models")
     report = Report()
-    report.details["device"] = _device_name()
+    report.details["device"] = gpu_name()
     folder = resolve_checkpoint(args.model, models_dir, LLMConfig().cache_dir)
     with tempfile.TemporaryDirectory() as scratch:
         adapters = {name: str(make_random_adapter(folder, Path(scratch) / name, rank=8, seed=seed))

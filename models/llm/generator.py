@@ -39,7 +39,9 @@ class Generator(Protocol):
 
     def generate(self, requests: Sequence[GenerationRequest], *, deadline: Deadline | None = None) -> list[str]:
         """Returns one completion per request, in order. Requests that cannot start before the deadline
-        return "" (the caller turns that into "i don't know")."""
+        return "" (the caller turns that into "i don't know"); a backend may return `ItemResults`, whose
+        `reasons` say why a request holds "" (it failed alone, or the deadline stopped its retry), and the
+        pipeline copies them into the trace."""
 
     def count_tokens(self, text: str) -> int:
         """Tokens of `text` under the model's tokenizer (for context budgets)."""

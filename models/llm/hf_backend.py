@@ -39,7 +39,7 @@ from transformers import (AutoModelForCausalLM, AutoTokenizer, LogitsProcessorLi
                           StoppingCriteriaList)
 
 from models.deadline import Deadline
-from models.isolation import per_item
+from models.isolation import ItemResults, per_item
 from models.llm.adapters import AdapterRegistry
 from models.llm.chat import ChatBackend, ChatFormatter
 from models.llm.checkpoint import resolve_checkpoint
@@ -105,19 +105,24 @@ class HFGenerator(ChatBackend):
         deadline = deadline or Deadline(None)
         self.adapters.require(r.adapter for r in requests)
         prompts = self.chat.fit_requests(requests)
-        outputs = [""] * len(requests)
+        outputs, reasons = [""] * len(requests), {}
         batches = self._batches(requests, prompts)
         for done, indices in enumerate(batches):
             if deadline.expired():
                 log.warning("deadline reached: %d requests not generated", sum(map(len, batches[done:])))
+                reasons.update((i, "generation not started: the deadline passed") for rest in batches[done:]
+                               for i in rest)
                 break
-            # one failing request (a broken constraint, memory) costs only itself: its group is retried alone
+            # one failing request (a broken constraint, memory) costs only itself: its group is retried alone,
+            # request by request while the deadline allows
             texts = per_item(lambda group: self._generate_batch([requests[i] for i in group],
                                                                 [prompts[i] for i in group], deadline),
-                             indices, lambda _: "", f"generation (adapter {requests[indices[0]].adapter!r})")
+                             indices, lambda _: "", f"generation (adapter {requests[indices[0]].adapter!r})",
+                             deadline=deadline)
             for i, text in zip(indices, texts):
                 outputs[i] = text
-        return outputs
+            reasons.update((indices[k], reason) for k, reason in texts.reasons.items())
+        return ItemResults(outputs, reasons)
 
     # ------------------------------------------------------------------ internals
     def _batches(self, requests: Sequence[GenerationRequest], prompts: list[str | None]) -> list[list[int]]:

@@ -20,23 +20,31 @@ unless it fits: with `llm.gpu` set (g4dn: t4), `models/latency.py` predicts the 
 lengths and token caps (the model's config.json, tensor parallelism) and only the requests that fit in the
 deadline's remaining time run, in order; the rest return "" (the caller turns that into "i don't know").
 
-vllm is imported only when this backend is built; a missing package or a machine without CUDA is a
-`BackendUnavailableError` naming the fix.
+Start-up order: vLLM starts its tensor-parallel workers as new processes, by fork unless
+`VLLM_WORKER_MULTIPROC_METHOD=spawn` (the Dockerfile sets it), and a forked worker of a parent that has
+initialised CUDA fails. So nothing here touches CUDA before the engine exists: the GPU probe reads NVML
+(`models/llm/gpus.py`), never `torch.cuda`, and `Pipeline.from_config` builds this backend before any
+CUDA model (tests/llm/test_vllm_startup.py records every `torch.cuda` call to hold both).
+
+vllm is imported only when this backend is built; a missing package, a machine without a GPU, or fewer GPUs
+than `tensor_parallel_size` is a `BackendUnavailableError` naming the fix.
 """
 from __future__ import annotations
 
 import logging
+import os
 from types import SimpleNamespace
 from typing import Callable, Sequence
 
 from models.deadline import Deadline
-from models.isolation import per_item
+from models.isolation import ItemResults, per_item
 from models.llm.adapters import AdapterRegistry
 from models.llm.chat import ChatBackend, ChatFormatter
 from models.llm.checkpoint import resolve_checkpoint
 from models.llm.config import LLMConfig
 from models.llm.errors import BackendUnavailableError
 from models.llm.generator import GenerationRequest
+from models.llm.gpus import visible_gpu_count
 
 log = logging.getLogger(__name__)
 
@@ -74,32 +82,33 @@ def _latency_model(config: LLMConfig, folder):
     return LLMLatency(GPUS[config.gpu], config.tensor_parallel_size, shape)
 
 
-def _cuda_available() -> bool:
-    import torch
-
-    return torch.cuda.is_available()
-
-
 class VLLMGenerator(ChatBackend):
     """`Generator` over `vllm.LLM`, adapters as per-request `LoRARequest`s."""
 
     def __init__(self, config: LLMConfig, models_dir: str, *, vllm: SimpleNamespace | None = None,
-                 cuda_available: Callable[[], bool] = _cuda_available):
+                 gpu_count: Callable[[], int] = visible_gpu_count):
         """Builds the engine and one `LoRARequest` per configured adapter.
 
         Args:
             config: the profile's `llm` section.
             models_dir: the profile's models directory.
             vllm: the vllm parts to use (tests pass a stand-in); default `import_vllm()`.
-            cuda_available: the CUDA probe (tests replace it).
+            gpu_count: the GPU probe; NVML by default, because a `torch.cuda` probe would initialise CUDA
+                before vLLM forks its workers (tests replace it).
 
         Raises:
-            BackendUnavailableError: no CUDA device, or vllm not installed.
+            BackendUnavailableError: no GPU, fewer GPUs than `tensor_parallel_size`, or vllm not installed.
             ModelNotFoundError / AdapterNotFoundError: a configured path does not exist.
         """
-        if not cuda_available():
-            raise BackendUnavailableError(f"llm.backend 'vllm' needs a CUDA GPU and none is visible; {_INSTALL_HINT}")
-        self.vllm = vllm or import_vllm()
+        self.vllm = vllm or import_vllm()  # first: `import vllm` makes torch's own CUDA probes go through NVML
+        gpus = gpu_count()
+        if gpus < 1:
+            raise BackendUnavailableError(f"llm.backend 'vllm' needs a CUDA GPU and NVML sees none; {_INSTALL_HINT}")
+        if gpus < config.tensor_parallel_size:
+            raise BackendUnavailableError(
+                f"llm.tensor_parallel_size is {config.tensor_parallel_size} but only {gpus} GPU(s) are visible "
+                f"(CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', 'unset')}); lower it or expose "
+                "more GPUs")
         self.config = config
         self.adapters = AdapterRegistry(config.adapters, models_dir)
         folder = resolve_checkpoint(config.path, models_dir, config.cache_dir)
@@ -141,11 +150,12 @@ class VLLMGenerator(ChatBackend):
                 [prompt_of[i] for i in indices], sampling_params=[self.sampling_params(r) for r in chosen],
                 lora_request=[self.lora_request(r.adapter) for r in chosen], use_tqdm=False)
 
-        # a request vLLM rejects (a grammar it cannot compile, a bad adapter file) costs only itself
-        results = per_item(run, runnable, lambda _: None, "vLLM generation")
+        # a request vLLM rejects (a grammar it cannot compile, a bad adapter file) costs only itself; the
+        # one-by-one retries stop at the deadline (the requests left answer "", with the reason)
+        results = per_item(run, runnable, lambda _: None, "vLLM generation", deadline=deadline)
         for i, result in zip(runnable, results):
             outputs[i] = result.outputs[0].text if result is not None and result.outputs else ""
-        return outputs
+        return ItemResults(outputs, {runnable[k]: reason for k, reason in results.reasons.items()})
 
     def _fitting(self, runnable: list[int], prompts: list[dict], requests, deadline: Deadline | None):
         """The leading requests whose call is predicted to finish before the deadline (all without a model)."""

@@ -218,4 +218,4 @@ class ClassifierRouter:
         """One domain per query, in order ("open" for a query that cannot be classified, its neighbours keep
         theirs). The deadline is not checked: routing takes milliseconds."""
         return per_item(lambda texts: self.classifier.predict(texts, self.embedder), [q.text for q in queries],
-                        lambda _: "open", "routing")
+                        lambda _: "open", "routing", deadline=deadline)

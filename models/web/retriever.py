@@ -120,7 +120,7 @@ class WebRetriever:
         deadline = deadline or Deadline(None)
         self.last_stats = RetrievalStats()
         return per_item(lambda batch: self._retrieve(batch, task, deadline), list(queries), lambda _: [],
-                        "web retrieval")
+                        "web retrieval", deadline=deadline)
 
     def _retrieve(self, queries: Sequence[Query], task: int, deadline: Deadline) -> list[list[Chunk]]:
         stats = self.last_stats
@@ -151,7 +151,7 @@ class WebRetriever:
                     log.warning("web deadline reached: %d queries' snippets ranked by BM25", len(items) - len(scores))
                     break
                 ranked_scores = per_item(self.reranker.score_many, [items[k] for k in group], lambda _: None,
-                                         "snippet ranking")
+                                         "snippet ranking", deadline=deadline)
                 scores.update((ranked[k], score) for k, score in zip(group, ranked_scores))
         # Tasks 1/2 (db3): the first pages in the search engine's order, i.e. scores falling with the rank.
         search_order = [[-rank for rank in range(len(p))] for p in pages]
@@ -260,7 +260,8 @@ class WebRetriever:
             log.warning("web deadline reached: reranking skipped for %d queries (recall order kept)", len(over))
             over = []
         items = [(queries[i].text, [corpora[i].parents[p].text for p, _ in hits[i]]) for i in over]
-        scored = dict(zip(over, per_item(self.reranker.score_many, items, lambda _: None, "reranking")))
+        scored = dict(zip(over, per_item(self.reranker.score_many, items, lambda _: None, "reranking",
+                                         deadline=deadline)))
         results = []
         for i, (corpus, query_hits) in enumerate(zip(corpora, hits)):
             if scored.get(i) is not None:

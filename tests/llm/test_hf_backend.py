@@ -118,6 +118,27 @@ def test_group_that_cannot_start_before_the_deadline_answers_empty(hf_generator,
     # groups run in first-appearance order: base (2 requests), zebra, banana; banana starts after 20 s
     assert outputs == ["ok", "ok", "ok", ""]
     assert max_times == [15, 5]
+    assert outputs.reasons == {3: "generation not started: the deadline passed"}
+
+
+def test_one_by_one_retries_of_a_failed_group_stop_at_the_deadline(hf_generator, tokenizer, monkeypatch):
+    """The group of 3 fails as a batch; each retry alone costs 10 s of a fake clock; with 15 s, the first two
+    retries start (at 0 s and 10 s), the third would start at 20 s and is not run: "" with its reason."""
+    clock = _FakeClock()
+    reply = torch.tensor(tokenizer.encode("ok", add_special_tokens=False) + [tokenizer.eos_token_id])
+
+    def fails_as_a_batch(input_ids, attention_mask, **kwargs):
+        if input_ids.shape[0] > 1:
+            raise RuntimeError("out of memory")
+        clock.now += 10
+        return torch.cat([input_ids, reply.repeat(input_ids.shape[0], 1)], dim=1)
+
+    monkeypatch.setattr(hf_generator.model, "generate", fails_as_a_batch)
+    outputs = hf_generator.generate([_request(AUSTRALIA), _request(FRANCE), _request(AUSTRALIA)],
+                                    deadline=Deadline(15, clock=clock))
+    assert outputs.count("ok") == 2 and outputs.count("") == 1
+    [(skipped, reason)] = outputs.reasons.items()
+    assert outputs[skipped] == "" and "not run" in reason and "RuntimeError: out of memory" in reason
 
 
 def test_expired_deadline_runs_nothing(hf_generator, monkeypatch):

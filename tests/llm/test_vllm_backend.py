@@ -61,7 +61,7 @@ def build(model_folder, tokenizer, tmp_path, monkeypatch):
 
     def build(vllm=None, **config):
         config = LLMConfig(backend="vllm", path=str(model_folder), dtype="half", device="cuda", **config)
-        return VLLMGenerator(config, str(tmp_path), vllm=vllm or _fake_vllm(), cuda_available=lambda: True)
+        return VLLMGenerator(config, str(tmp_path), vllm=vllm or _fake_vllm(), gpu_count=lambda: 4)
 
     return build
 
@@ -142,7 +142,10 @@ def test_prompt_that_cannot_fit_answers_empty_and_the_rest_still_run(build):
 def test_no_cuda_or_no_vllm_is_a_clear_error(model_folder, tmp_path):
     config = LLMConfig(backend="vllm", path=str(model_folder), device="cuda")
     with pytest.raises(BackendUnavailableError, match="needs a CUDA GPU.*CRAG_PROFILE=cpu"):
-        VLLMGenerator(config, str(tmp_path), vllm=_fake_vllm(), cuda_available=lambda: False)
+        VLLMGenerator(config, str(tmp_path), vllm=_fake_vllm(), gpu_count=lambda: 0)
+    four = LLMConfig(backend="vllm", path=str(model_folder), device="cuda", tensor_parallel_size=4)
+    with pytest.raises(BackendUnavailableError, match="tensor_parallel_size is 4 but only 2 GPU"):
+        VLLMGenerator(four, str(tmp_path), vllm=_fake_vllm(), gpu_count=lambda: 2)
     if importlib.util.find_spec("vllm") is None:
         with pytest.raises(BackendUnavailableError, match="vllm cannot be imported.*CRAG_PROFILE=cpu"):
             import_vllm()
@@ -181,6 +184,27 @@ def test_requests_whose_predicted_time_overruns_the_deadline_do_not_start(build,
     generator.generate(requests, deadline=Deadline(1e6, clock=clock))
     assert len(generator.llm.calls[-1].prompts) == 8
     assert build().latency is None  # no llm.gpu: no prediction, no cut
+
+
+def test_one_by_one_retries_after_a_rejected_batch_stop_at_the_deadline(build, monkeypatch):
+    """vLLM rejects the batch (one request's grammar); the retries run alone, each costing 1 s of a fake
+    clock, until the deadline: the requests left are "" with their reason, at their own request indices."""
+    clock = _Clock()
+    generator = build(max_model_len=128)
+    real_generate = generator.llm.generate
+
+    def rejects_batches(prompts, sampling_params=None, **kwargs):
+        if len(prompts) > 1:
+            raise ValueError("grammar cannot be compiled")
+        clock.now += 1.0
+        return real_generate(prompts, sampling_params, **kwargs)
+
+    monkeypatch.setattr(generator.llm, "generate", rejects_batches)
+    hopeless = ({"role": "user", "content": "<DOC>x</DOC> " + "why " * 300},)  # never runnable: index 0 is ""
+    requests = [GenerationRequest(hopeless)] + [GenerationRequest(USER) for _ in range(4)]
+    outputs = generator.generate(requests, deadline=Deadline(2.5, clock=clock))
+    assert outputs == ["", "answer 0", "answer 0", "answer 0", ""]
+    assert list(outputs.reasons) == [4] and "grammar cannot be compiled" in outputs.reasons[4]
 
 
 def test_an_unknown_gpu_kind_fails_at_start_up(build):

@@ -50,6 +50,48 @@ def test_per_item_on_nothing_and_on_one_failing_item():
     assert per_item(run, ["bad"], lambda _: "fallback") == ["fallback"] and calls == [["bad"]]
 
 
+def test_per_item_says_why_an_item_holds_its_fallback():
+    run, _ = _doubler()
+    results = per_item(run, ["a", "bad", "c"], lambda _: "", "doubling")
+    assert results.reasons == {1: "doubling failed: ValueError: poisoned"}
+    assert per_item(run, ["a", "b"], lambda _: "").reasons == {}
+    assert per_item(run, ["bad"], lambda _: "", "doubling").reasons == {0: "doubling failed: ValueError: poisoned"}
+
+
+class _Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_per_item_retries_stop_at_the_deadline():
+    """A failed batch call of 4 with 2.5 s left and 1 s per retry: 3 retries start (the third at 2 s), the
+    fourth would start past the deadline and is not run; its reason names the batch failure and the deadline."""
+    clock = _Clock()
+    deadline = Deadline(2.5, clock)
+    calls = []
+
+    def slow(items):
+        calls.append(list(items))
+        if len(items) > 1:
+            raise RuntimeError("CUDA out of memory")
+        clock.now += 1.0
+        return [2 * x for x in items]
+
+    results = per_item(slow, ["a", "b", "c", "d"], lambda _: "", "generation", deadline=deadline)
+    assert results == ["aa", "bb", "cc", ""] and calls == [["a", "b", "c", "d"], ["a"], ["b"], ["c"]]
+    assert list(results.reasons) == [3] and "not run" in results.reasons[3]
+    assert "RuntimeError: CUDA out of memory" in results.reasons[3] and "deadline" in results.reasons[3]
+    # already past: the batched call is the caller's to start, but no retry runs
+    calls.clear()
+    late = per_item(slow, ["a", "b"], lambda _: "", deadline=Deadline(0.0, clock))
+    assert late == ["", ""] and calls == [["a", "b"]] and sorted(late.reasons) == [0, 1]
+    # no deadline: every item is retried, as before
+    assert per_item(slow, ["a", "b"], lambda _: "") == ["aa", "bb"]
+
+
 # ---------------------------------------------------------------------------------------------- safe_text
 @pytest.mark.parametrize("raw, safe", [
     ("plain ascii", "plain ascii"),

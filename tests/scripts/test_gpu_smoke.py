@@ -1,4 +1,5 @@
 """The GPU acceptance script's CPU-side parts (the checks themselves need CUDA: run the script on a GPU)."""
+from tests.cuda_recorder import calls_before_engine, cuda_events  # noqa: F401 - cuda_events is a fixture
 from tests.scripts.script_loader import load_script
 
 gpu_smoke = load_script("gpu_smoke")
@@ -19,3 +20,29 @@ def test_a_failing_check_is_reported_not_raised():
     report.run("broken", lambda: 1 / 0)
     assert report.checks == {"ok": True, "broken": False}
     assert "ZeroDivisionError" in report.details["broken"] and report.details["ok"] == {"x": 1}
+
+
+def test_the_smoke_check_builds_the_engine_before_any_cuda_call(cuda_events, tmp_path):
+    """gpu_smoke's vLLM check probes the GPUs through NVML and starts the engine before touching CUDA."""
+    import json
+    from argparse import Namespace
+
+    import pytest
+
+    from tests.fake_weights import LLAMA_3_8B_CONFIG
+
+    folder = tmp_path / "llama"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(LLAMA_3_8B_CONFIG))
+    adapters = {}
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "adapter_config.json").write_text("{}")
+        adapters[name] = str(tmp_path / name)
+    args = Namespace(model=str(folder), dtype="half", max_model_len=4096, gpu_memory_utilization=0.5,
+                     tensor_parallel_size=0, enforce_eager=True, requests=4, max_new_tokens=8)
+    report = gpu_smoke.Report()
+    with pytest.raises(AttributeError):  # the stand-in engine has no tokenizer to generate with: built, then stop
+        gpu_smoke.vllm_checks(report, args, folder, adapters, str(tmp_path))
+    assert calls_before_engine(cuda_events) == []
+    assert report.details["vllm_tensor_parallel"] == {"size": 4, "gpus": 4}  # NVML's count, Llama 3's heads

@@ -61,4 +61,23 @@ def test_projection_of_a_synthetic_run(tmp_path, examples):
     assert any(k.startswith("web: embed") and v[0] > 0 for k, v in stages.items())
     assert not any(k.startswith("kg") for k in stages)  # Task 1: no KG
     assert result["worst_s"] == pytest.approx(sum(v[1] for v in stages.values()))
-    assert result["headroom"] == pytest.approx(1 - result["worst_s"] / 480)
+    assert result["budget_s"] == 460 and result["headroom"] == pytest.approx(1 - result["worst_s"] / 460)
+
+
+def test_the_budget_is_the_deadline_the_g4dn_model_runs_a_batch_of_16_under():
+    """One figure: the projection's budget is the deadline `CragModel` gives itself (460 s of 480)."""
+    from models.config import load_config
+    from models.crag_model import CragModel
+    from models.types import Answer
+
+    class Recording:
+        def answer(self, queries, deadline):
+            self.remaining = deadline.remaining()
+            return [Answer("x", "web") for _ in queries]
+
+    pipeline = Recording()
+    model = CragModel(load_config("g4dn"), pipeline=pipeline)
+    batch = {"interaction_id": [str(i) for i in range(16)], "query": ["q"] * 16, "search_results": [[]] * 16,
+             "query_time": [""] * 16}
+    model.batch_generate_answer(batch)
+    assert latency_model.budget_s() == 460.0 == pytest.approx(pipeline.remaining, abs=1.0)
