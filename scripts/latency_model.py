@@ -194,11 +194,18 @@ def project(run: Path, tokenizer, llm: LLMLatency) -> dict:
     route = router_prompts(batch, tokenizer)
     seconds = llm.call_seconds(route, [ROUTER_OUTPUT_TOKENS] * len(route))
     stages["route (LLM, base model)"] = (seconds, seconds)
-    for name, s in llm_stages(batch, stage_caps(config), config.web.context_max_tokens).items():
+    traced_llm = llm_stages(batch, stage_caps(config), config.web.context_max_tokens)
+    for name, s in traced_llm.items():
         label = (f"llm: {name} ({len(s['prompts'])} req, prompt median {int(statistics.median(s['prompts']))}, "
                  f"worst {max(s['prompt_caps'])})")
         stages[label] = (llm.call_seconds(s["prompts"], s["outputs"], lora=True),
                          llm.call_seconds(s["prompt_caps"], s["caps"], lora=True))
+    if not any(name.split()[0].lower() == "answer" for name in traced_llm):
+        # the traced questions were answered without the answer step (a KG value): any question the KG misses
+        # falls back to it, so the worst case still pays one full answer call
+        prompt = config.web.context_max_tokens + ANSWER_TEMPLATE_TOKENS
+        stages[f"llm: answer (not traced; worst case every question falls back to the web, prompt {prompt})"] = (
+            0.0, llm.call_seconds([prompt] * BATCH, [config.pipeline.answer_max_new_tokens] * BATCH, lora=True))
     web = web_work(batch, examples, config)
     stages["web: parse + chunk (host CPU, one core)"] = (web["parse_s"], web["parse_s"])
     embed = EncoderLatency(BGE_BASE).seconds(web["child_tokens"])

@@ -64,6 +64,16 @@ def test_projection_of_a_synthetic_run(tmp_path, examples):
     assert result["budget_s"] == 460 and result["headroom"] == pytest.approx(1 - result["worst_s"] / 460)
 
 
+def test_the_worst_case_pays_an_answer_call_the_traced_run_did_not_make(tmp_path, examples):
+    """A traced Task-2 question the KG answered made no answer call; a KG miss would: the worst case has one."""
+    (tmp_path / "latency_run.json").write_text(json.dumps({"task": 2, "data": str(SAMPLE)}))
+    rows = [_row(e, [("kg api", None, 900, 20, 1.0)]) for e in examples]
+    (tmp_path / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    stages = latency_model.project(tmp_path, QuarterTokenizer(), LLMLatency())["stages"]
+    [(traced, worst)] = [v for k, v in stages.items() if k.startswith("llm: answer (not traced")]
+    assert traced == 0 and worst == pytest.approx(LLMLatency().call_seconds([4300] * 16, [64] * 16, lora=True))
+
+
 def test_the_budget_is_the_deadline_the_g4dn_model_runs_a_batch_of_16_under():
     """One figure: the projection's budget is the deadline `CragModel` gives itself (460 s of 480)."""
     from models.config import load_config
