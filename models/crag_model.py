@@ -11,8 +11,7 @@ from typing import Any, Dict, List
 
 from models.config import Config, load_config
 from models.deadline import Deadline, batch_deadline_s
-from models.text import safe_text
-from models.types import IDK, Answer, Query, SearchResult
+from models.types import IDK, Answer, Query
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +29,7 @@ class CragModel:
       answer not finished in time into "i don't know".
     - Never raises for a bad item (missing keys, empty or binary pages, huge pages): that item is answered
       "i don't know" and the error is logged.
-    - Every string (query, time, id, page name, URL, snippet, HTML) is made safe once, in `_to_query`
+    - Every string (query, time, id, page name, URL, snippet, HTML) is made safe once, in `Query.from_crag`
       (`safe_text`: lone surrogates, NULs and other control characters out), so no component downstream
       meets text its tokenizer or encoder rejects.
     """
@@ -97,23 +96,10 @@ class CragModel:
 
     @staticmethod
     def _to_query(batch: Dict[str, Any], i: int) -> Query:
-        def column(name, default):
-            values = batch.get(name)
-            return values[i] if isinstance(values, (list, tuple)) and i < len(values) else default
-
-        text = column("query", "")
-        if not isinstance(text, str) or not text.strip():
-            raise ValueError(f"query {i} is empty or not a string: {text!r}")
-        pages = column("search_results", [])
-        pages = pages if isinstance(pages, (list, tuple)) else []
-        return Query(
-            interaction_id=safe_text(column("interaction_id", f"item-{i}")),
-            text=safe_text(text).strip(),
-            query_time=safe_text(column("query_time", "") or ""),
-            search_results=tuple(_safe_page(SearchResult.from_raw(p)) for p in pages),
-        )
-
-
-def _safe_page(page: SearchResult) -> SearchResult:
-    """The page with every field through `safe_text` (the fields are already strings)."""
-    return SearchResult(**{name: safe_text(getattr(page, name)) for name in SearchResult.__dataclass_fields__})
+        """Row `i` of the grader's batch (a dict of equal-length lists) as a `Query` (`Query.from_crag`)."""
+        row = {name: values[i] for name, values in batch.items()
+               if isinstance(values, (list, tuple)) and i < len(values)}
+        try:
+            return Query.from_crag(row, default_id=f"item-{i}")
+        except ValueError:  # the only one: no usable query text
+            raise ValueError(f"query {i} is empty or not a string: {row.get('query')!r}") from None

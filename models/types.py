@@ -1,13 +1,16 @@
 """Frozen dataclasses that cross package boundaries.
 
-The grader hands us a dict of parallel lists; `CragModel` turns it into `Query` objects exactly once, so
-every component below works with typed, immutable records and never re-validates raw input.
+The grader hands us a dict of parallel lists; `CragModel` turns it into `Query` objects exactly once (through
+`Query.from_crag`, as the evaluator's tools and training do), so every component below works with typed,
+immutable records and never re-validates raw input.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Mapping
+
+from models.text import safe_text
 
 DOMAINS = ("finance", "music", "movie", "sports", "open")
 IDK = "i don't know"
@@ -53,6 +56,10 @@ class SearchResult:
             return cls()
         return cls(**{name: _as_text(raw.get(name)) for name in cls.__dataclass_fields__})
 
+    def made_safe(self) -> "SearchResult":
+        """The page with every field through `safe_text` (the fields are already strings)."""
+        return SearchResult(**{name: safe_text(getattr(self, name)) for name in self.__dataclass_fields__})
+
 
 @dataclass(frozen=True)
 class Query:
@@ -66,6 +73,27 @@ class Query:
     @property
     def time(self) -> datetime | None:
         return parse_query_time(self.query_time)
+
+    @classmethod
+    def from_crag(cls, record: Mapping[str, Any], default_id: str = "") -> "Query":
+        """One CRAG record (a line of the data, or one row of the grader's batch) as the model sees it.
+
+        Every string (id, query, time, page name, URL, snippet, HTML, date) goes through `safe_text` once here
+        (lone surrogates, NULs and other control characters out), so nothing downstream meets text its tokenizer
+        or encoder rejects; pages that are not dicts become empty pages; gold fields are never read.
+
+        Raises:
+            ValueError: the query is missing, empty or not a string.
+        """
+        text = record.get("query")
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"the query is empty or not a string: {text!r}")
+        pages = record.get("search_results")
+        pages = pages if isinstance(pages, (list, tuple)) else []
+        interaction_id = record.get("interaction_id")
+        return cls(interaction_id=safe_text(default_id if interaction_id is None else interaction_id),
+                   text=safe_text(text).strip(), query_time=safe_text(record.get("query_time") or ""),
+                   search_results=tuple(SearchResult.from_raw(p).made_safe() for p in pages))
 
 
 @dataclass(frozen=True)
@@ -89,7 +117,7 @@ class Answer:
     """
 
     text: str
-    source: str  # kg | kg-direct | public | web | llm | deadline | error | fallback
+    source: str  # the pathway that settled it (kg, kg-direct, public, web, reasoning, ...) | error | fallback
     domain: str = ""
     detail: Mapping[str, Any] = field(default_factory=dict)
     trace: Mapping[str, Any] = field(default_factory=dict)

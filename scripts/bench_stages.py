@@ -29,7 +29,7 @@ from evaluation.data import load_examples  # noqa: E402
 from models.reasoning import KnowledgeExtractor, Reasoner, References  # noqa: E402
 from models.reasoning.output import ReasoningFormatError, parse_reasoning  # noqa: E402
 from models.reasoning.summarizer import BackupSummarizer  # noqa: E402
-from models.types import Query, SearchResult  # noqa: E402
+from models.types import Query  # noqa: E402
 
 
 def timed(label: str, n: int, function, *args):
@@ -59,8 +59,7 @@ def main() -> None:
 
     config = load_config(args.profile)
     examples = list(load_examples(args.data))[:args.limit]
-    queries = [Query(str(e["interaction_id"]), e["query"], e.get("query_time", ""),
-                     tuple(SearchResult.from_raw(p) for p in e.get("search_results") or [])) for e in examples]
+    queries = [Query.from_crag(e) for e in examples]
     texts, times = [q.text for q in queries], [q.query_time for q in queries]
     embedder = Embedder.from_config(config.embedder, config.models_dir)
     retriever = WebRetriever.from_config(config.web, config.models_dir, embedder=embedder)

@@ -99,11 +99,11 @@ def main(argv: list[str] | None = None) -> int:
             answers = model.batch_generate_answer(batch)
             seconds = time.monotonic() - began
             over += seconds > budget
-            stages = dict(model.pipeline.stage_seconds)
+            stages = dict(model.pipeline.last_run.stage_seconds)
             for name, value in stages.items():
                 stage_totals.setdefault(name, []).append(value / len(chunk))
             print(f"\nbatch {start // size + 1}: {seconds:.1f} s of {budget:.0f} s budget "
-                  f"({'OVER' if seconds > budget else 'ok'}); task {model.pipeline._task}; stages: "
+                  f"({'OVER' if seconds > budget else 'ok'}); task {model.pipeline.last_run.task}; stages: "
                   + ", ".join(f"{k} {v:.1f} s" for k, v in stages.items()))
             web_stats = model.pipeline.web.last_stats
             if "web retrieval" in stages:

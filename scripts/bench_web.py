@@ -40,7 +40,7 @@ import numpy as np  # noqa: E402
 from models.config import load_config  # noqa: E402
 from evaluation.data import load_examples  # noqa: E402
 from models.embedder import Embedder  # noqa: E402
-from models.types import Chunk, Query, SearchResult  # noqa: E402
+from models.types import Chunk, Query  # noqa: E402
 from models.web import WebRetriever, format_context  # noqa: E402
 from models.web.main_content import MainContentConfig, extract_main_content  # noqa: E402
 from models.web.pages import snippet_document, unique_pages  # noqa: E402
@@ -82,8 +82,7 @@ def token_counter(tokenizer_dir: str):
 
 
 def to_query(example: dict) -> Query:
-    pages = tuple(SearchResult.from_raw(p) for p in example.get("search_results") or [])
-    return Query(str(example["interaction_id"]), example["query"], example.get("query_time", ""), pages)
+    return Query.from_crag(example)
 
 
 def page_texts(query: Query) -> list[str]:

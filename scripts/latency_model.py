@@ -142,7 +142,7 @@ def router_prompts(batch: list[dict], tokenizer) -> list[int]:
 
 def web_work(batch: list[dict], examples: dict[str, dict], config) -> dict:
     """Parsing seconds (timed here), children and parents per query, with the g4dn web settings."""
-    from models.crag_model import CragModel
+    from models.types import Query
     from models.web.retriever import WebRetriever
 
     class SearchOrder:  # Task-3 preselection order does not change how much is parsed and scored
@@ -156,7 +156,7 @@ def web_work(batch: list[dict], examples: dict[str, dict], config) -> dict:
         example = examples.get(row.get("interaction_id"))
         if example is None:
             continue
-        query = CragModel._to_query({k: [v] for k, v in example.items()}, 0)
+        query = Query.from_crag(example)
         unbounded = Deadline(None)  # measuring the work itself: nothing may be skipped
         [selection] = retriever._select([query], task, unbounded)
         started = time.process_time()

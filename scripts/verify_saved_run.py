@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from models.config import load_config  # noqa: E402
-from models.crag_model import CragModel  # noqa: E402
+from models.types import Query  # noqa: E402
 from evaluation.data import DEFAULT_DATA_PATH, load_examples  # noqa: E402
 from evaluation.runner import PREDICTIONS_FILE, PredictionLog  # noqa: E402
 from models.verify import Candidate, SupportVerifier  # noqa: E402
@@ -45,8 +45,7 @@ def main(argv=None) -> int:
     out.path.unlink(missing_ok=True)
     for record in records:
         example = examples[record["interaction_id"]]
-        query = CragModel._to_query({k: [example[k]] for k in ("interaction_id", "query", "query_time",
-                                                                "search_results")}, 0)
+        query = Query.from_crag(example)
         chunks = web.retrieve([query], task=args.task)[0]
         decision = verifier.verify([Candidate(query.text, record["prediction"], tuple(c.text for c in chunks),
                                               "web")])[0]

@@ -135,7 +135,7 @@ def test_task_is_detected_from_the_batch():
     pipe = build(task=0)
     assert pipe.task_for(queries("q", pages=50)) == 3
     assert pipe.task_for(queries("q", pages=5)) == 2  # a KG pathway is configured
-    pipe.kg = None
+    pipe.sources = [s for s in pipe.sources if s.descriptor.name != "kg"]  # no KG source: Task 1
     assert pipe.task_for(queries("q", pages=5)) == 1
 
 
@@ -262,7 +262,8 @@ def test_a_request_the_backend_could_not_run_says_why_in_the_trace():
 
 def test_the_trace_says_which_stages_the_deadline_skipped():
     answers = build().answer(queries("q1"), deadline=Deadline(0))
-    assert answers[0].text == IDK and "skipped at the deadline: route, public data, kg, web" in answers[0].trace["why"]
+    # the stages of this pipeline's sources (no public-data component here: no public-data stage)
+    assert answers[0].text == IDK and "skipped at the deadline: route, kg, web" in answers[0].trace["why"]
 
 
 def test_the_llm_is_built_before_anything_that_may_initialise_cuda(monkeypatch):

@@ -19,7 +19,7 @@ import logging
 from typing import Sequence
 
 from models.llm.generator import GenerationRequest
-from models.types import DOMAINS, Chunk, Query, SearchResult
+from models.types import DOMAINS, Chunk, Query
 from models.web import format_context
 
 log = logging.getLogger(__name__)
@@ -27,9 +27,7 @@ log = logging.getLogger(__name__)
 
 def example_query(example: dict) -> Query:
     """The `Query` the model would get for a normalised CRAG example (no gold fields)."""
-    return Query(interaction_id=str(example.get("interaction_id", "")), text=example["query"].strip(),
-                 query_time=example.get("query_time", ""),
-                 search_results=tuple(SearchResult.from_raw(p) for p in example.get("search_results") or ()))
+    return Query.from_crag(example)
 
 
 class WebContextSource:

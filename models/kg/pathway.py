@@ -26,6 +26,7 @@ from models.kg.config import KGConfig
 from models.kg.examples import ExamplePool
 from models.kg.executor import ExecutionResult, Limits, execute
 from models.kg.format import format_answer_value, join_answers
+from models.kg.language.ast import Call, Condition, ListArg, SelectKey, Star
 from models.kg.language.errors import KGError
 from models.kg.language.grammar import lark_grammar
 from models.kg.language.prefix import PrefixChecker
@@ -54,6 +55,8 @@ class KGEvidence:
         direct: the final statement's value, count or average formatted as an answer ("" = none: rows, or
             a list longer than `max_direct_items`, need the model to combine them).
         error: the parse/API error message, when there was one.
+        statements: what each statement did when executed (kind, what, error).
+        calls: the program as parsed: each statement's function and arguments (`describe_calls`).
     """
 
     program: str = ""
@@ -62,10 +65,32 @@ class KGEvidence:
     direct: str = ""
     error: str = ""
     statements: tuple[dict, ...] = field(default=())
+    calls: tuple[dict, ...] = field(default=())
 
     def as_trace(self) -> dict:
-        return {"program": self.program, "outcome": self.outcome, "error": self.error, "facts": list(self.facts),
-                "direct": self.direct, "statements": list(self.statements)}
+        return {"program": self.program, "calls": list(self.calls), "outcome": self.outcome, "error": self.error,
+                "facts": list(self.facts), "direct": self.direct, "statements": list(self.statements)}
+
+
+def describe_calls(program) -> tuple[dict, ...]:
+    """Each statement of a compiled program as plain data: the function it calls (or "sort"), its arguments
+    (literal values; conditions as {op, key, value}; "*" for a star) and the keys it selects."""
+    def value(arg):
+        if isinstance(arg, Star):
+            return "*"
+        if isinstance(arg, Condition):
+            return {"op": arg.op, "key": arg.key, "value": arg.value.value}
+        if isinstance(arg, ListArg):
+            return [value(item) for item in arg.items]
+        return getattr(arg, "value", None)
+
+    out = []
+    for statement in program.statements:
+        head = statement.head
+        arguments = [value(a) for a in head.args] if isinstance(head, Call) else [value(c) for c in head.conditions]
+        out.append({"function": head.name if isinstance(head, Call) else "sort", "arguments": arguments,
+                    "select": [s.name for s in statement.selectors if isinstance(s, SelectKey)]})
+    return tuple(out)
 
 
 class KGPathway:
@@ -169,6 +194,7 @@ class KGPathway:
             return KGEvidence(text, "failed", error=f"{type(exc).__name__}: {exc}")
         if not program.statements:
             return KGEvidence(text, "empty")
+        calls = describe_calls(program)
         try:
             # the HTTP client's calls end by the stage deadline too, not only start before it
             bounded = getattr(self.client, "bounded_by", None)
@@ -178,20 +204,20 @@ class KGPathway:
             facts = verbalize(result, self.config.max_fact_chars, self.config.max_listed)
         except KGError as exc:
             log.info("no KG evidence for %s: %s", query.interaction_id, exc)
-            return KGEvidence(text, "api-error", error=str(exc))
+            return KGEvidence(text, "api-error", error=str(exc), calls=calls)
         except Exception as exc:  # noqa: BLE001 - a bug or a transport error must cost one question, not the batch
             log.exception("KG pathway failed for %s on program %r", query.interaction_id, text)
-            return KGEvidence(text, "failed", error=f"{type(exc).__name__}: {exc}")
+            return KGEvidence(text, "failed", error=f"{type(exc).__name__}: {exc}", calls=calls)
         if result.stopped:
             log.info("KG program for %s stopped early: %s", query.interaction_id, result.stopped)
         statements = tuple({"kind": s.kind, "what": s.what, "error": s.error} for s in result.statements)
         if not facts:
             # What the program found nothing of is traced, not used: the fixture server answers a failure
             # (500, bad JSON) with an empty result too, so "no data" cannot yet be told from "no answer".
-            return KGEvidence(text, "no-data", statements=statements)
+            return KGEvidence(text, "no-data", statements=statements, calls=calls)
         outcome = "stopped" if result.stopped else "executed"
         return KGEvidence(text, outcome, tuple(facts), direct_answer(result, max_direct_items),
-                          error=result.stopped, statements=statements)
+                          error=result.stopped, statements=statements, calls=calls)
 
 
 def direct_answer(result: ExecutionResult, max_items: int = 10) -> str:

@@ -41,7 +41,7 @@ class Candidate:
     query: str
     answer: str
     evidence: tuple[str, ...]
-    source: str = ""  # kg | kg-direct | public | web
+    source: str = ""  # the pathway that produced it: kg, kg-direct, public, web, reasoning, or a registered source's
     facts: int = 0  # how many leading evidence texts are structured facts (public data, KG), not web text
     program: str = ""  # kg-direct: the KG program whose value the answer is
 

@@ -1,0 +1,38 @@
+"""Batched LLM calls whose every request is written into its query's trace."""
+from __future__ import annotations
+
+import time
+from typing import Sequence
+
+from models.isolation import fallback_reasons
+from models.llm.generator import GenerationRequest, Generator
+from models.run import QueryState
+
+
+def generate_traced(generator: Generator, stage: str, asks: Sequence[tuple[QueryState, GenerationRequest]],
+                    deadline) -> list[str]:
+    """One batched call for (state, request) pairs; each state's trace gets the call (stage, adapter, batch size,
+    seconds, token counts, and the backend's reason when the request holds "" because it failed alone or the
+    deadline stopped its retry). The outputs keep the backend's `reasons` (`fallback_reasons`)."""
+    if not asks:
+        return []
+    started = time.monotonic()
+    outputs = generator.generate([r for _, r in asks], deadline=deadline)
+    seconds = round(time.monotonic() - started, 3)  # the batched call's wall time, shared by its requests
+    reasons = fallback_reasons(outputs)
+    for k, ((state, request), output) in enumerate(zip(asks, outputs)):
+        call = {"stage": stage, "adapter": request.adapter, "batch": len(asks), "seconds": seconds,
+                "prompt_tokens": count_tokens(generator, " ".join(m.get("content", "") for m in request.messages)),
+                "output_tokens": count_tokens(generator, output or "")}
+        if k in reasons:
+            call["error"] = reasons[k]
+        state.trace["llm_calls"].append(call)
+    return outputs
+
+
+def count_tokens(generator: Generator, text: str) -> int | None:
+    try:
+        return int(generator.count_tokens(text))
+    except Exception:  # noqa: BLE001 - a count is for the trace only
+        return None
+

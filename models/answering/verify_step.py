@@ -1,0 +1,74 @@
+"""The check every answer passes before it is kept: the verifier, then the attribute policy when it is on.
+
+A verified answer that is not "i don't know" settles its query; on the last source (`final`) whatever the
+verifier returns settles it. "invalid question" settles only there: db3 sent a KG "invalid" on to the web.
+Each attempt goes into its query's trace with the chunks it was checked against and the decision.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Sequence
+
+from models.answering.attempt import Attempt
+from models.llm.postprocess import is_idk
+from models.types import IDK, INVALID, Answer, Chunk
+from models.verify import Candidate, Verifier
+
+log = logging.getLogger(__name__)
+
+_FACT_KINDS = ("public", "kg")  # chunks of verbalised structured facts (they come before web chunks)
+
+
+class VerifyStep:
+    """Args:
+        verifier: the `Verifier` every answer passes.
+        attribute_policy: ElectricSheep's static/dynamic policy (`AttributePolicy`), or None (off).
+    """
+
+    def __init__(self, verifier: Verifier, attribute_policy=None):
+        self.verifier, self.attribute_policy = verifier, attribute_policy
+
+    def settle(self, pathway: str, attempts: Sequence[Attempt], deadline, final: bool) -> None:
+        attempts = list(attempts)
+        candidates = [candidate(a, pathway) for a in attempts]
+        try:
+            decisions = self.verifier.verify(candidates, deadline=deadline) if candidates else []
+        except Exception as exc:  # noqa: BLE001 - a broken verifier costs its answers, not the batch
+            log.exception("verifier failed for %d answers", len(candidates))
+            decisions = [None] * len(candidates)
+            failure = f"verifier failed: {type(exc).__name__}: {exc}"
+        if self.attribute_policy is not None:
+            decisions = self.attribute_policy.apply([a.state for a in attempts], decisions)
+        for attempt, decision in zip(attempts, decisions):
+            state, raw = attempt.state, attempt.raw
+            traced = {"pathway": pathway, "raw_output": raw or "", "candidate": attempt.answer,
+                      "chunks": [chunk_trace(c) for c in attempt.chunks]}
+            if decision is None:
+                traced["verifier"] = {"accepted": False, "answer": IDK, "reason": failure}
+                answer_text, accepted = IDK, False
+            else:
+                traced["verifier"] = decision.as_trace()
+                answer_text, accepted = decision.answer, decision.accepted
+                if not (raw or "").strip():  # say why there is nothing, not "the model abstained"
+                    traced["verifier"]["reason"] = ("no context to answer from" if raw is None else
+                                                    f"no model output ({attempt.error})" if attempt.error else
+                                                    "no model output (the deadline cut the generation, or it "
+                                                    "was empty)")
+            state.trace["attempts"].append(traced)
+            state.reason = traced["verifier"].get("reason", "")
+            if (accepted and not is_idk(answer_text) and answer_text != INVALID) or final:
+                state.answer = Answer(answer_text, pathway, state.domain, {"chunks": len(attempt.chunks)})
+
+
+def candidate(attempt: Attempt, pathway: str) -> Candidate:
+    """What the verifier checks: the answer, the evidence it came from (structured facts first), and for a KG
+    value the program that produced it (read from the KG evidence, never from the trace)."""
+    program = attempt.state.evidence_of("kg").provenance.get("program", "") if pathway == "kg-direct" else ""
+    return Candidate(attempt.state.query.text, attempt.answer, tuple(c.text for c in attempt.chunks), pathway,
+                     facts=sum(c.kind in _FACT_KINDS for c in attempt.chunks), program=program)
+
+
+def chunk_trace(chunk: Chunk) -> dict:
+    """A context chunk as the trace shows it: where it came from and how it starts."""
+    return {"source": chunk.source, "kind": chunk.kind, "score": round(float(chunk.score), 4),
+            "text": chunk.text[:300]}

@@ -1,0 +1,119 @@
+"""The Source seam: every knowledge source behind one interface, assembled by name from the profile.
+
+A source is asked about the unanswered queries of a batch in two steps, so that the pipeline can make one
+batched LLM call for all of them in between:
+1. `native_request(query, domain)`: the query in the source's own language, as a generation request (the KG:
+   a program in db3's regularized API; public data: the entity names to look up), or None. A source with a
+   `native_stage` consults only the queries it could make a request for; one without takes every query as
+   it is (the web).
+2. `retrieve(run, asks, deadline)`: for (state, the model's native output or None) pairs, one frozen
+   `Evidence` each, in order; never raises for one bad query (its evidence is empty).
+
+What the cascade of db3's Figure 2 does with the evidence right after it arrives is the source's
+`answer_plan(state, task)`: answer from it alone (the KG, with its direct value or its prompt), from it behind
+earlier sources' evidence (the web, behind the public-data facts), or not at all (public data, unless db3's
+shortcut applies): then its evidence only joins later contexts.
+
+Sources are registered by name (`register_source`); a profile lists the ones it uses, in order
+(`pipeline.sources`); `build_sources` makes them from the assembled parts. Adding a source is one module
+that registers itself; `models/pipeline.py` does not change.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol, Sequence
+
+from models.evidence import Evidence
+from models.llm.generator import GenerationRequest
+from models.run import BatchRun, QueryState
+
+
+@dataclass(frozen=True)
+class Descriptor:
+    """Who a source is, for the pipeline and (later) for choosing sources per question.
+
+    Attributes:
+        name: the registry name, `Evidence.source` and the key of `QueryState.evidence` ("kg").
+        stage: the pipeline stage it runs as: its name in traces and in `pipeline.stage_budgets` ("kg").
+        knows: what it knows, in words (OmniRetrieval's source descriptors select on it).
+        native_stage: the LLM stage that writes its native query ("kg api"); "" = it takes the question as is.
+    """
+
+    name: str
+    stage: str
+    knows: str
+    native_stage: str = ""
+
+
+@dataclass(frozen=True)
+class AnswerPlan:
+    """How the cascade answers one query from a source's evidence.
+
+    Attributes:
+        pathway: the answer's source in the trace and for the verifier ("kg", "web", "public").
+        prompt: prompts/<name>.txt of the answer step.
+        adapter: the LoRA adapter of the answer step (None: the base model).
+        direct: the evidence's direct value is the answer, without the model (pathway "<pathway>-direct").
+        context_from: earlier sources whose evidence leads this context, in order (the web: public data).
+    """
+
+    pathway: str
+    prompt: str = ""
+    adapter: str | None = None
+    direct: bool = False
+    context_from: tuple[str, ...] = ()
+
+
+class Source(Protocol):
+    descriptor: Descriptor
+
+    def runs_in(self, task: int) -> bool:
+        """Whether the source is consulted in `task` (1: pages only; 2: + the KG; 3: 50 pages + the KG)."""
+
+    def native_request(self, query, domain: str) -> GenerationRequest | None:
+        """The query in the source's own language, for the model to write; None: nothing to ask."""
+
+    def retrieve(self, run: BatchRun, asks: Sequence[tuple[QueryState, str | None]], deadline) -> list[Evidence]:
+        """One `Evidence` per (state, native output), in order; never raises for one bad query."""
+
+    def answer_plan(self, state: QueryState, task: int) -> AnswerPlan | None:
+        """How the cascade answers `state` from this source's evidence now; None: not from it alone."""
+
+    def trace(self, state: QueryState, evidence: Evidence, run: BatchRun) -> None:
+        """Writes what the source did for `state` into its trace (from `evidence`)."""
+
+
+@dataclass(frozen=True)
+class SourceParts:
+    """What the pipeline has assembled, for the source factories: the resolved profile and the components."""
+
+    config: Any
+    generator: Any = None
+    web: Any = None
+    kg: Any = None
+    public_data: Any = None
+
+
+SourceFactory = Callable[[SourceParts], "Source | None"]  # None: not available with these parts
+_REGISTRY: dict[str, SourceFactory] = {}
+
+
+def register_source(name: str, factory: SourceFactory) -> None:
+    """Makes `name` usable in `pipeline.sources`; a later registration of the same name replaces it."""
+    _REGISTRY[name] = factory
+
+
+def registered_sources() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def build_sources(names: Sequence[str], parts: SourceParts) -> list[Source]:
+    """The profile's sources, in order, leaving out those whose component was not built (no KG in Task 1).
+
+    Raises:
+        ValueError: a name nobody registered.
+    """
+    unknown = [name for name in names if name not in _REGISTRY]
+    if unknown:
+        raise ValueError(f"pipeline.sources: unknown source(s) {unknown}; registered: {registered_sources()}")
+    return [source for source in (_REGISTRY[name](parts) for name in names) if source is not None]

@@ -1,0 +1,93 @@
+"""The Source seam: a source added by registration alone (no edit of models/pipeline.py) is asked, its evidence
+kept on the query's state, and its answer checked like any other; the built-in sources keep db3's order."""
+import pytest
+
+from models.config import load_config
+from models.evidence import Evidence
+from models.pipeline import Pipeline
+from models.sources import AnswerPlan, Descriptor, build_sources, register_source, registered_sources
+from models.sources.base import SourceParts, _REGISTRY
+from models.types import Chunk
+from tests.test_pipeline import FakeGenerator, FakeRouter, FakeWeb, queries, reply
+
+
+class AlmanacSource:
+    """A toy source: an almanac that knows capitals; it writes no native query and answers from its own facts."""
+
+    descriptor = Descriptor(name="almanac", stage="almanac", knows="capitals of countries")
+    FACTS = {"capital of australia": "The capital of Australia is Canberra."}
+
+    def __init__(self):
+        self.asked = []
+
+    def runs_in(self, task):
+        return True
+
+    def native_request(self, query, domain):
+        return None
+
+    def retrieve(self, run, asks, deadline):
+        self.asked += [s.query.text for s, _ in asks]
+        return [Evidence("almanac", tuple(Chunk(f, "almanac", "public") for k, f in self.FACTS.items()
+                                          if k in s.query.text)) for s, _ in asks]
+
+    def answer_plan(self, state, task):
+        return AnswerPlan("almanac", "answer_ctrl") if state.evidence_of("almanac") else None
+
+    def trace(self, state, evidence, run):
+        state.trace["almanac"] = list(evidence.texts)
+
+
+@pytest.fixture()
+def almanac():
+    source = AlmanacSource()
+    register_source("almanac", lambda parts: source)
+    yield source
+    _REGISTRY.pop("almanac")
+
+
+def almanac_reply(prompt, adapter):
+    return "Canberra" if "Canberra" in prompt else reply(prompt, adapter)
+
+
+def test_a_registered_source_is_used_without_touching_the_pipeline(almanac):
+    config = load_config("cpu", {"pipeline.task": 1, "verifier.enabled": False,
+                                 "pipeline.sources": ["almanac", "web"]})
+    web = FakeWeb()
+    answers = Pipeline(config, FakeGenerator(almanac_reply), web, FakeRouter()).answer(
+        queries("what is the capital of australia", "what is the capital of peru"))
+    assert almanac.asked == ["what is the capital of australia", "what is the capital of peru"]
+    assert [(a.text, a.source) for a in answers] == [("Canberra", "almanac"), ("from the web", "web")]
+    assert web.seen == [(["what is the capital of peru"], 1)]  # the almanac's answer settled the first query
+    assert answers[0].trace["almanac"] == ["The capital of Australia is Canberra."]
+    assert "almanac" in answers[0].trace["stages"]
+
+
+def test_the_profile_order_is_db3s_and_unknown_names_fail_at_start_up():
+    config = load_config("cpu")
+    assert config.pipeline.sources == ("public_data", "kg", "web")
+    assert {"public_data", "kg", "web"} <= set(registered_sources())
+    parts = SourceParts(config, web=FakeWeb(), kg=object(), public_data=object())
+    assert [s.descriptor.name for s in build_sources(config.pipeline.sources, parts)] == ["public_data", "kg", "web"]
+    # a component not built (no KG in Task 1) leaves its source out
+    assert [s.descriptor.name for s in build_sources(config.pipeline.sources, SourceParts(config, web=FakeWeb()))] \
+        == ["web"]
+    with pytest.raises(ValueError, match="unknown source.*'atlas'.*registered"):
+        build_sources(["atlas", "web"], parts)
+
+
+def test_every_built_in_source_describes_what_it_knows():
+    config = load_config("cpu")
+    for source in build_sources(config.pipeline.sources, SourceParts(config, web=FakeWeb(), kg=object(),
+                                                                     public_data=object())):
+        d = source.descriptor
+        assert d.name and d.stage and len(d.knows.split()) >= 8, d
+
+
+def test_kg_evidence_carries_the_program_and_its_parsed_calls():
+    """The verifier reads the KG program from the evidence, and the evidence has the parsed call too."""
+    from models.kg.apis import compile_program
+    from models.kg.pathway import describe_calls
+
+    calls = describe_calls(compile_program('get_movie("avatar")["budget"]', "movie"))
+    assert calls == ({"function": "get_movie", "arguments": ["avatar"], "select": ["budget"]},)
