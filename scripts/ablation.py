@@ -1,4 +1,5 @@
-"""Ablation of ElectricSheep's stages (seed 001 Table 2) with this package's evaluator and normalized judge.
+"""Ablation of ElectricSheep's stages (seed 001 Table 2), and of the answers computed in code for choice,
+yes/no and count questions, with this package's evaluator and normalized judge.
 
     python scripts/ablation.py [--suites sample dev task2] [--only base +web ...] [--profile cpu] \\
         [--baseline sample=RUN_DIR dev=RUN_DIR task2=RUN_DIR] [--lock "flock LOCKFILE"] \\
@@ -6,10 +7,11 @@
 
 Configurations (rows): the base profile, then one module switched on at a time (web page processing, the
 attribute predictor under each dynamic policy, the reasoning step with and without its backup summarizer,
-with the calculator, with the knowledge extractor), then all of them. Suites (column groups): the bundled
-sample (Task 1), the 10 real dev questions (`../shared/crag/dev_data.jsonl.bz2` with the grader's
-tokenizer) and the Task-2 sample (bundled mock KG API); `--data/--task/--tokenizer` define one suite of
-your own instead.
+with the calculator, with the knowledge extractor), then all of them, and `-computed`: the base profile with
+`verifier.computed_answers` off (choice, yes/no and count questions checked as before issue 29). Suites
+(column groups): the bundled sample (Task 1), the 10 real dev questions (`../shared/crag/dev_data.jsonl.bz2`
+with the grader's tokenizer), the Task-2 sample (bundled mock KG API) and the Task-3 sample;
+`--data/--task/--tokenizer` define one suite of your own instead.
 
 For every configuration, in order (cheapest first), and every suite it resolves and checks the profile with
 `load_config`, saves it as `<output-root>/<configuration>/profile.yaml`, runs `local_evaluation.py` in a
@@ -52,6 +54,7 @@ CONFIGURATIONS: dict[str, dict] = {
     "+reasoning+calculator": {**REASONING, **CALCULATOR},
     "+reasoning+knowledge": {**REASONING, **KNOWLEDGE},
     "all": {**WEB, **ATTRIBUTES, **CALCULATOR, **KNOWLEDGE, **REASONING},
+    "-computed": {"verifier.computed_answers": False},  # issue 29's before: the same code, the switch off
 }
 
 
@@ -66,6 +69,7 @@ SUITES = {
     "sample": Suite("data/sample/crag_sample.jsonl", 1),
     "dev": Suite("../shared/crag/dev_data.jsonl.bz2", 1, "../shared/crag/tokenizer"),
     "task2": Suite("data/sample/crag_sample.jsonl", 2),
+    "task3": Suite("data/sample/crag_sample_task3.jsonl", 3),
 }
 
 

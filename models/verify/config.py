@@ -21,6 +21,9 @@ class VerifierConfig:
     min_question_overlap: float = 0.0  # share of the question's words in the chunk that holds the answer
     reject_restatements: bool = True  # an answer made only of the question's words carries no evidence
     accept_choices: bool = False  # "A or B?" answered by a span of the question: kept (True) or refused
+    # choice, yes/no and count questions answered from the evidence in code (verify/checkable.py): the options'
+    # values compared, the fact stated, the things counted; the model's own answer to them is not trusted
+    computed_answers: bool = True
     llm_check: bool = False  # db3's p_check-style yes/no question to the LLM (one batched call)
     llm_check_prompt: str = "check_support"  # prompts/<name>.txt
     kg_direct: bool = True  # a KG program's single value/list/count is the answer, formatted, no LLM

@@ -21,6 +21,7 @@ import numpy as np
 
 from models.deadline import Deadline
 from models.types import IDK, INVALID
+from models.verify.checkable import check_choice, check_count, check_yes_no, is_count_question
 from models.verify.config import VerifierConfig
 from models.verify.lexical import normalize, question_overlap, support
 from models.verify.span import as_asked, extract, question_kind, stands_alone, value_fits
@@ -105,6 +106,13 @@ class SupportVerifier:
         scores: dict[str, Any] = {"candidate": answer, "source": candidate.source}
         if answer == INVALID:
             scores["contradiction"] = contradicts_premise(candidate.query, candidate.evidence)
+        computed = self._computed(candidate, answer) if answer != INVALID else None
+        if computed is not None:
+            scores.update(kind=question_kind(candidate.query), model_answer=answer,
+                          computed={"answer": computed.answer, "reason": computed.reason, **computed.trace})
+            if computed.answer:
+                scores["candidate"] = computed.answer
+            return scores
         if not answer or answer in (IDK, INVALID):
             return scores
         if self.config.short_spans and candidate.source == "kg-direct":
@@ -128,6 +136,25 @@ class SupportVerifier:
                       missing=list(found.missing), choice=_is_choice(candidate.query, answer))
         scores["similarity"], scores["supporting"] = self._similarity(candidate.query, answer, found.sentences)
         return scores
+
+    def _computed(self, candidate: Candidate, answer: str):
+        """The answer computed from the evidence in code for a choice, yes/no or count question
+        (`verify/checkable.py`), or None for other questions. A KG value is all structured evidence; for a
+        count, a KG value that lists things is counted."""
+        if not (self.config.short_spans and self.config.computed_answers):
+            return None
+        kind = question_kind(candidate.query)
+        direct = candidate.source == "kg-direct"
+        facts = len(candidate.evidence) if direct else candidate.facts
+        if kind == "choice":
+            return check_choice(candidate.query, candidate.evidence, facts)
+        if kind == "yes/no" and not direct:
+            return check_yes_no(candidate.query, candidate.evidence, facts)
+        if kind == "number" and is_count_question(candidate.query):
+            if direct and re.fullmatch(r"-?[\d,.]+", answer or ""):
+                return None  # the program's own number (a score, a stat): checked as a KG value
+            return check_count(candidate.query, candidate.evidence, facts, listed=answer if direct else "")
+        return None
 
     def _similarity(self, query: str, answer: str, sentences: Sequence[str]) -> tuple[float | None, str]:
         if self.embedder is None or not sentences:
@@ -165,6 +192,11 @@ def decide(scores: Mapping[str, Any], config: VerifierConfig) -> Decision:
     """The decision for saved scores under `config`'s thresholds (pure: the sweep replays it)."""
     answer = scores.get("candidate") or IDK
     supporting = scores.get("supporting", "") or ""
+    computed = scores.get("computed")
+    if computed is not None and config.enabled:  # a choice, yes/no or count question, answered in code
+        if computed.get("answer"):
+            return Decision(computed["answer"], True, computed["reason"], scores, computed["reason"])
+        return Decision(IDK, False, computed["reason"], scores)
     if answer == IDK:
         return Decision(IDK, True, "the model abstained", scores)
     if not config.enabled:

@@ -55,8 +55,11 @@ def test_an_answer_that_restates_the_question_is_rejected():
 
 def test_a_choice_between_the_questions_options_follows_the_config():
     query, evidence = "which movie came out earlier, the matrix or fight club?", ("The Matrix (1999).",)
-    assert not check("the matrix", query=query, evidence=evidence).accepted
-    assert check("the matrix", query=query, evidence=evidence, accept_choices=True).accepted
+    # the model's choice is not trusted: the options' values are compared (verify/checkable.py), here one is missing
+    computed = check("the matrix", query=query, evidence=evidence)
+    assert not computed.accepted and "no date for" in computed.reason
+    assert not check("the matrix", query=query, evidence=evidence, computed_answers=False).accepted
+    assert check("the matrix", query=query, evidence=evidence, accept_choices=True, computed_answers=False).accepted
 
 
 def test_invalid_question_needs_a_contradicting_sentence():
