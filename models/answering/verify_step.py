@@ -62,10 +62,10 @@ class VerifyStep:
 
 def candidate(attempt: Attempt, pathway: str) -> Candidate:
     """What the verifier checks: the answer, the evidence it came from (structured facts first), and for a KG
-    value the program that produced it (read from the KG evidence, never from the trace)."""
-    program = attempt.state.evidence_of("kg").provenance.get("program", "") if pathway == "kg-direct" else ""
+    value the program that produced it, as parsed (read from the KG evidence, never from the trace)."""
+    calls = tuple(attempt.state.evidence_of("kg").provenance.get("calls", ())) if pathway == "kg-direct" else ()
     return Candidate(attempt.state.query.text, attempt.answer, tuple(c.text for c in attempt.chunks), pathway,
-                     facts=sum(c.kind in _FACT_KINDS for c in attempt.chunks), program=program)
+                     facts=sum(c.kind in _FACT_KINDS for c in attempt.chunks), calls=calls)
 
 
 def chunk_trace(chunk: Chunk) -> dict:

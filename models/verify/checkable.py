@@ -229,7 +229,27 @@ def _attribute_words(question: str, options: list[str], comparative: str) -> set
 
 def _compare(question, options, comparative, evidence, facts) -> Computed:
     value_kind, pick = _COMPARATIVES[comparative]
-    attribute = _attribute_words(question, options, comparative)
+    found = _values_of(options, value_kind, _attribute_words(question, options, comparative), evidence, facts)
+    trace = {"comparative": comparative, "compares": value_kind, "picks": pick,
+             "options": {o: {k: v for k, v in found[o].items() if k != "_v"} if o in found else None
+                         for o in options}}
+    missing = [o for o in options if o not in found]
+    if missing:
+        return Computed("", f"no {value_kind} for {' and '.join(repr(o) for o in missing)} in the evidence: the "
+                            f"options cannot be compared", trace)
+    a, b = (found[o]["_v"] for o in options)
+    if a == b:
+        return Computed("", f"both options have {found[options[0]]['value']}: neither is {comparative}", trace)
+    winner = options[0] if (a < b) == (pick == "min") else options[1]
+    other = options[1] if winner == options[0] else options[0]
+    trace["comparison"] = f"{winner}: {found[winner]['value']} vs {other}: {found[other]['value']} -> {comparative}"
+    return Computed(winner, f"compared in code: {trace['comparison']}", trace)
+
+
+def _values_of(options, value_kind: str, attribute: set[str], evidence, facts) -> dict[str, dict]:
+    """Each entity's value of `value_kind` ("date" | "number") in the evidence: from the first unit (structured
+    facts first) that names it and not the other, holds one of the `attribute` words (a date: or an event word),
+    and, in page text, writes the value after the name. {entity: {value, parsed, from, evidence, _v}}."""
     option_words = [_words(o) for o in options]
     skip = [w for ws in option_words for w in ws if w.isdigit()]
     found: dict[str, dict] = {}
@@ -249,22 +269,9 @@ def _compare(question, options, comparative, evidence, facts) -> Computed:
             value, written = values[0]
             found[named[0]] = {"value": written, "parsed": str(value), "from": unit.strip()[:300],
                                "evidence": index, "_v": value}
-        if len(found) == 2:
+        if len(found) == len(options):
             break
-    trace = {"comparative": comparative, "compares": value_kind, "picks": pick,
-             "options": {o: {k: v for k, v in found[o].items() if k != "_v"} if o in found else None
-                         for o in options}}
-    missing = [o for o in options if o not in found]
-    if missing:
-        return Computed("", f"no {value_kind} for {' and '.join(repr(o) for o in missing)} in the evidence: the "
-                            f"options cannot be compared", trace)
-    a, b = (found[o]["_v"] for o in options)
-    if a == b:
-        return Computed("", f"both options have {found[options[0]]['value']}: neither is {comparative}", trace)
-    winner = options[0] if (a < b) == (pick == "min") else options[1]
-    other = options[1] if winner == options[0] else options[0]
-    trace["comparison"] = f"{winner}: {found[winner]['value']} vs {other}: {found[other]['value']} -> {comparative}"
-    return Computed(winner, f"compared in code: {trace['comparison']}", trace)
+    return found
 
 
 def _stated_relation(question, options, evidence, facts) -> Computed:
@@ -290,6 +297,57 @@ def _stated_relation(question, options, evidence, facts) -> Computed:
     if not stated:
         return Computed("", "no evidence sentence states the relation with either option", trace)
     return Computed("", "the evidence states the relation with both options", trace)
+
+
+# ---------------------------------------------------------------------------------------------- sum, difference
+_DIFFERENCE = re.compile(r"\bdifference (?:in (?P<attr1>.+?) )?between (?P<a>.+?) and (?P<b>.+?)(?:'s?)?\s*\??$|"
+                         r"\bhow much (?:more|less|higher|lower|bigger|larger|smaller|greater|taller|longer|heavier) (?:is |was |were |are )?"
+                         r"(?:the (?P<attr2>.+?) of )?(?P<c>.+?) than (?:that of |the (?:one )?of )?(?P<d>.+?)\s*\??$")
+_SUM = re.compile(r"\b(?:combined|total|sum of the) (?P<attr>.+?) of (?P<a>.+?) and (?P<b>.+?)\s*\??$")
+
+
+def asks_arithmetic(question: str) -> bool:
+    q = " ".join((question or "").lower().split())
+    return bool(_DIFFERENCE.search(q) or _SUM.search(q))
+
+
+def check_arithmetic(question: str, evidence: Sequence[str], facts: int = 0) -> Computed:
+    """A sum or difference the question asks for, computed from both values found in the evidence, or nothing."""
+    q = " ".join((question or "").lower().split())
+    difference, total = _DIFFERENCE.search(q), _SUM.search(q)
+    if difference:
+        a, b = difference.group("a") or difference.group("c"), difference.group("b") or difference.group("d")
+        attribute_text, operation = difference.group("attr1") or difference.group("attr2") or "", "difference"
+    elif total:
+        a, b, attribute_text, operation = total.group("a"), total.group("b"), total.group("attr"), "sum"
+    else:
+        return Computed("", "not a sum or difference of two things", {})
+    entities = [e.strip(" '") for e in (a, b)]
+    attribute = {stem(w) for w in _words(attribute_text or q) if w not in _STOP and w not in _GENERIC
+                 and w not in {x for e in entities for x in _words(e)} and w not in _COMPARATIVES
+                 and w not in ("difference", "combined", "total", "sum", "much")}
+    found = _values_of(entities, "number", attribute, evidence, facts)
+    trace = {"operation": operation, "of": {e: {k: v for k, v in found[e].items() if k != "_v"} if e in found
+                                             else None for e in entities}}
+    missing = [e for e in entities if e not in found]
+    if missing:
+        return Computed("", f"no value for {' and '.join(repr(e) for e in missing)} in the evidence: the {operation} "
+                            f"cannot be computed", trace)
+    x, y = (found[e]["_v"] for e in entities)
+    result = abs(x - y) if operation == "difference" else x + y
+    trace["computation"] = f"{found[entities[0]]['value']} {'-' if operation == 'difference' else '+'} " \
+                           f"{found[entities[1]]['value']} = {format_quantity(result)}"
+    return Computed(format_quantity(result), f"computed in code: {trace['computation']}", trace)
+
+
+def format_quantity(value: float) -> str:
+    """A computed number as an answer: thousands separated, at most 2 decimals, large ones in words
+    ("250 billion")."""
+    for word, scale in (("trillion", 1e12), ("billion", 1e9)):
+        if abs(value) >= scale:
+            return f"{value / scale:,.3f}".rstrip("0").rstrip(".") + f" {word}"
+    text = f"{value:,.2f}".rstrip("0").rstrip(".")
+    return text
 
 
 # ---------------------------------------------------------------------------------------------- yes/no

@@ -5,17 +5,22 @@ the question around the answer. The verifier must check the answer, not the rest
 grader should see the answer. The question's form says which kind of span to take from the sentence:
 
     question                                        kind     the span of the model's sentence
-    "A or B?"                                        choice   the option it names first
-    is / are / does / did / can / has ...            yes/no   "yes" or "no"
+    "A or B?"                                        choice   the option it names first   (computed: compared)
+    is / are / does / did / can / has ...            yes/no   "yes" or "no"               (computed: stated fact)
     what was the score ...                           score    "3-1"
     what / which / in what year                      year     "1975" (a year the question does not name)
     when / what date                                 date     "2010-07-15", "July 16, 2010"; a bare year is
                                                               widened to the full date the evidence gives it
-    how many / how much / price / number of ...      number   "33", "$0.24", "3.5 million"
     which countries / name three / list ...          names    "France, Germany and Italy"
+    how many ...                                     count    "4"                          (computed: counted)
+    how much / price / number of ...                 number   "33", "$0.24", "3.5 million"
     which country / city / where ...                 place    "South Africa" (the country of "Pretoria, South Africa")
     who / which actor, artist, company ...           name     "Bong Joon-ho"
     anything else                                    phrase   what follows the restated question ("... was Hebrew")
+
+Each kind is one row of `KINDS` (`Kind`: which questions ask for it, how its span is found in a sentence, why a
+KG value cannot be one, whether a span must stand alone in the evidence, and, for choice, yes/no and count, the
+answer computed from the evidence in code, `verify/checkable.py`), with example questions as data.
 
 A question of a kind whose span the sentence lacks ("how many" answered without a number) gets no span:
 the verifier refuses it with that reason. Two more refusals are decided here because they need the
@@ -27,8 +32,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Callable, Mapping, Sequence
 
+from models.verify.checkable import asks_arithmetic, check_arithmetic, check_choice, check_count, check_yes_no
 from models.verify.lexical import MONTHS, normalize, stem
 
 _STOP_CAPS = frozenset("the a an in on at of for and or to by with from it its this that these those there "
@@ -66,29 +72,9 @@ class Span:
 
 
 def question_kind(question: str) -> str:
-    """The kind of answer the question asks for (see the module table)."""
+    """The kind of answer the question asks for: the first row of `KINDS` that it asks (see the module table)."""
     q = " ".join((question or "").lower().split())
-    if _options(q):
-        return "choice"
-    if re.match(r"(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|shall)\b", q):
-        return "yes/no"
-    if re.search(r"\bscore\b", q) and not re.search(r"\bhow many\b", q):
-        return "score"
-    if re.search(r"\b(?:what|which) year\b|\byear (?:was|did|were)\b", q):
-        return "year"
-    if q.startswith("when") or re.search(r"\b(?:what|which|on what) (?:date|day)\b", q):
-        return "date"
-    if re.match(r"(?:name|list) (?:two|three|four|five|some|all|the)\b", q) or _asks_plural(q):
-        return "names"
-    if re.search(r"\bhow (?:many|much|long|old|tall|big|far|high)\b|\bnumber of\b|\bprice\b|\bmarket cap|"
-                 r"\bpercentage\b|\bbudget\b|\brevenue\b|\bsalary\b|\bnet worth\b|\bgross\b|\bpopulation\b|\bvolume\b|\bratio\b|\bdividend\b|\beps\b|\baverage\b|\btotal\b", q):
-        return "number"
-    if re.match(r"where\b", q) or re.search(rf"\b(?:which|what) (?:{'|'.join(_PLACE_WORDS)})\b", q):
-        return "place"
-    if re.match(r"(?:who|whom|whose)\b|what (?:is|was|are|were) the (?:name|title)s? of\b", q) or re.match(r"(?:which|what) \w+", q) and \
-            not re.match(r"what (?:is|was|are|were|does|did|do)\b", q):
-        return "name"
-    return "phrase"
+    return next(kind.name for kind in KINDS if kind.asks(q))
 
 
 def extract(question: str, answer: str, evidence: Sequence[str] = (), facts: int = 0) -> Span:
@@ -106,8 +92,8 @@ def extract(question: str, answer: str, evidence: Sequence[str] = (), facts: int
     if kind in ("name", "names", "place") and text == text.lower():
         kind_span = _phrase(question, text, q_stems, evidence)  # a lower-cased answer has no capitals to find
         return Span(kind, kind_span if len(kind_span.split()) <= 8 else "")
-    span = _FINDERS[kind](question, text, q_stems, evidence)
-    if kind == "number" and span:
+    span = KIND[kind].find(question, text, q_stems, evidence)
+    if kind in ("number", "count") and span:
         why = _counts_something_else(text, span, q_stems)
         if why:
             return Span(kind, span, why)
@@ -214,8 +200,171 @@ def _phrase(question, text, q_stems, evidence) -> str:
     return tail if tail and not _only_question_words(tail, q_stems) else ""
 
 
-_FINDERS = {"choice": _choice, "yes/no": _yes_no, "score": _score, "year": _year,
-            "number": _number, "names": _names, "place": _place, "name": _name, "phrase": _phrase}
+# ---------------------------------------------------------------------------------------------- what each kind asks
+_NUMBER_WORDS = re.compile(r"\bhow (?:many|much|long|old|tall|big|far|high)\b|\bnumber of\b|\bprice\b|\bmarket cap|"
+                           r"\bpercentage\b|\bbudget\b|\brevenue\b|\bsalary\b|\bnet worth\b|\bgross\b|"
+                           r"\bpopulation\b|\bvolume\b|\bratio\b|\bdividend\b|\beps\b|\baverage\b|\btotal\b")
+
+
+def _asks_choice(q):
+    return bool(_options(q))
+
+
+def _asks_yes_no(q):
+    return bool(re.match(r"(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|shall)\b", q))
+
+
+def _asks_score(q):
+    return bool(re.search(r"\bscore\b", q)) and not re.search(r"\bhow many\b", q)
+
+
+def _asks_year(q):
+    return bool(re.search(r"\b(?:what|which) year\b|\byear (?:was|did|were)\b", q))
+
+
+def _asks_date(q):
+    return q.startswith("when") or bool(re.search(r"\b(?:what|which|on what) (?:date|day)\b", q))
+
+
+def _asks_names(q):
+    return bool(re.match(r"(?:name|list) (?:two|three|four|five|some|all|the)\b", q)) or _asks_plural(q)
+
+
+def _asks_count(q):
+    return bool(re.search(r"\bhow many\b", q))
+
+
+def _asks_number(q):
+    return bool(_NUMBER_WORDS.search(q))
+
+
+def _asks_place(q):
+    return bool(re.match(r"where\b", q) or re.search(rf"\b(?:which|what) (?:{'|'.join(_PLACE_WORDS)})\b", q))
+
+
+def _asks_name(q):
+    return bool(re.match(r"(?:who|whom|whose)\b|what (?:is|was|are|were) the (?:name|title)s? of\b", q) or
+                re.match(r"(?:which|what) \w+", q) and not re.match(r"what (?:is|was|are|were|does|did|do)\b", q))
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of answer: which questions ask for it, and how an answer of it is found and checked.
+
+    Attributes:
+        name: the kind, in traces and scores.
+        asks: whether a question (lower case, spaces folded) asks for it; `KINDS` is asked in order.
+        find: the span of the model's sentence: (question, sentence, the question's stems, evidence) -> span.
+        fits: why a KG value cannot be one ("" = it can): (value, question, the program's parsed calls) -> str.
+        alone: whether a span must stand alone in the evidence (not inside "top 10", a longer name, a byline).
+        compute: the answer computed from the evidence in code, for kinds a sentence cannot prove:
+            (question, evidence, facts, KG value or "") -> `Computed`; None: the model's span is checked.
+        cases: questions of this kind (data; tests/verify/test_span.py reads each as this kind).
+    """
+
+    name: str
+    asks: Callable[[str], bool]
+    find: Callable[..., str]
+    fits: Callable[[str, str, Sequence[Mapping]], str]
+    alone: Callable[[str, Sequence[str]], bool] | None = None
+    compute: Callable[..., Any] | None = None
+    cases: tuple[str, ...] = ()
+
+
+def _fits_choice(v, question, calls):
+    options = [normalize(o) for o in _options(" ".join(question.lower().split()))]
+    return "" if normalize(v) in options else f"the KG value {v!r} is not one of the question's options"
+
+
+def _fits_number(v, question, calls):
+    if not _PLAIN_NUMBER.fullmatch(v):
+        return f"the KG value {v!r} is not a number"
+    return "" if float(re.sub(r"[^\d.\-]", "", v) or 0) != 0 else \
+        "a count of zero: more often a program that matched nothing than a true zero"
+
+
+def _fits_date(v, question, calls):
+    return "" if _is_date(v) else f"the KG value {v!r} is not one date"
+
+
+def _fits_score(v, question, calls):
+    return "" if _SCORE.fullmatch(v) else f"the KG value {v!r} is not a score"
+
+
+def _fits_entity(kind):
+    def fits(v, question, calls):
+        items = [i.strip() for i in re.split(r",\s*|\s+and\s+", v) if i.strip()]
+        if items and all(_PLAIN_NUMBER.fullmatch(i) or _is_date(i) for i in items):
+            return f"the KG value {v!r} is a number or date, the question asks for a {kind}"
+        key = _answered_key(calls)
+        if kind == "place" and key and not _PLACE_KEY.search(key):
+            # `get_open("spacex")["founder"]` for "in which country was the founder of spacex born?": one hop short
+            return f"the KG value {v!r} is a {key!r}, not a place: the program stopped a hop short"
+        return ""
+    return fits
+
+
+def _fits_any(v, question, calls):
+    return ""
+
+
+def _alone_number(span, evidence):
+    return _number_alone(span, evidence)
+
+
+def _alone_names(span, evidence):
+    return all(_name_alone(p, evidence) for p in re.split(r",\s*|\s+and\s+", span) if p.strip())
+
+
+def _alone_name(span, evidence):
+    return _name_alone(span, evidence)
+
+
+def _compute_choice(question, evidence, facts, value):
+    return check_choice(question, evidence, facts)
+
+
+def _compute_yes_no(question, evidence, facts, value):
+    return None if value else check_yes_no(question, evidence, facts)  # a KG value is no yes/no
+
+
+def _asks_arithmetic(q):
+    return asks_arithmetic(q)
+
+
+def _compute_arithmetic(question, evidence, facts, value):
+    return check_arithmetic(question, evidence, facts)
+
+
+def _compute_count(question, evidence, facts, value):
+    if value and _PLAIN_NUMBER.fullmatch(value):
+        return None  # the program's own number (a score, a stat): checked as a KG value
+    return check_count(question, evidence, facts, listed=value)
+
+
+KINDS: tuple[Kind, ...] = (
+    Kind("choice", _asks_choice, _choice, _fits_choice, compute=_compute_choice,
+         cases=("which is older, the eiffel tower or big ben?", "is pixar owned by disney or sony?")),
+    Kind("yes/no", _asks_yes_no, _yes_no, _fits_any, compute=_compute_yes_no,
+         cases=("did the beatles release abbey road?", "is paris the capital of france?")),
+    Kind("sum or difference", _asks_arithmetic, _number, _fits_number, _alone_number, compute=_compute_arithmetic,
+         cases=("what is the difference between the heights of the eiffel tower and big ben?",
+                "what is the combined market cap of msft and aapl?")),
+    Kind("score", _asks_score, _score, _fits_score, cases=("what was the score of the 2014 world cup final?",)),
+    Kind("year", _asks_year, _year, _fits_date, cases=("in what year was the song bohemian rhapsody released?",)),
+    Kind("date", _asks_date, _year, _fits_date, cases=("when was the movie inception released?",)),
+    Kind("names", _asks_names, _names, _fits_entity("names"), _alone_names,
+         cases=("which countries border switzerland?", "name three films by greta gerwig")),
+    Kind("count", _asks_count, _number, _fits_number, _alone_number, compute=_compute_count,
+         cases=("how many members are in the band coldplay?", "how many moons does jupiter have?")),
+    Kind("number", _asks_number, _number, _fits_number, _alone_number,
+         cases=("how much dividend per share did microsoft pay in february 2024?", "what is the price of aapl?")),
+    Kind("place", _asks_place, _place, _fits_entity("place"), _alone_name,
+         cases=("where was barack obama born?", "in which country is the eiffel tower?")),
+    Kind("name", _asks_name, _name, _fits_entity("name"), _alone_name, cases=("who directed the movie parasite?",)),
+    Kind("phrase", lambda q: True, _phrase, _fits_any, _alone_name, cases=("what is the other language of x?",)),
+)
+KIND = {kind.name: kind for kind in KINDS}
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -336,12 +485,10 @@ def stands_alone(span: Span, evidence: Sequence[str]) -> bool:
     """Whether the span occurs in the evidence as a whole answer, not only inside something longer: a number
     not part of "top-10" or "10th", a name not the first words of a longer name ("Hebrew" of "Hebrew Bible")
     and not an author's byline ("By David Caballero Published ...")."""
-    if span.kind == "number" or re.fullmatch(r"[$\u20ac\u00a3]?\s?\d[\d,.]*\s?%?", span.text.strip()):
+    if re.fullmatch(r"[$\u20ac\u00a3]?\s?\d[\d,.]*\s?%?", span.text.strip()):
         return _number_alone(span.text, evidence)
-    if span.kind in ("name", "names", "place", "phrase"):
-        parts = re.split(r",\s*|\s+and\s+", span.text) if span.kind == "names" else [span.text]
-        return all(_name_alone(p, evidence) for p in parts if p.strip())
-    return True
+    alone = KIND[span.kind].alone
+    return alone(span.text, evidence) if alone is not None else True
 
 
 def _ascii(text: str) -> str:
@@ -391,46 +538,38 @@ def _is_date(text: str) -> bool:
     return bool(_DATE_FULL.fullmatch(text) or _YEAR_RE.fullmatch(text))
 
 
-def value_fits(kind: str, value: str, question: str, program: str = "") -> str:
+def value_fits(kind: str, value: str, question: str, calls: Sequence[Mapping] = ()) -> str:
     """Why a KG value cannot answer a question of `kind` ("" when it can): a date for "A or B?", a list of
     dates for "when", numbers for "which companies", a zero count (more often a program that matched nothing
     than a true zero), or a value the program itself names (`get_person("heath ledger")["name"]`: the model
-    guessed the entity, the KG only spelled it)."""
+    guessed the entity, the KG only spelled it). `calls` is the program as parsed, from the KG evidence
+    (`describe_calls`: each statement's function, arguments and selected keys)."""
     v = (value or "").strip()
-    literals = {normalize(a or b) for a, b in re.findall(r"\"([^\"]*)\"|'([^']*)'", program or "")}
+    literals = {normalize(a) for a in _string_arguments(calls)}
     if normalize(v) and normalize(v) in literals:
         return f"the KG value {v!r} is the program's own argument: the model named it, the KG did not find it"
-    items = [i.strip() for i in re.split(r",\s*|\s+and\s+", v) if i.strip()]
-    number, date = _PLAIN_NUMBER.fullmatch(v), _is_date(v)
-    if kind == "choice":
-        options = [normalize(o) for o in _options(" ".join(question.lower().split()))]
-        return "" if normalize(v) in options else f"the KG value {v!r} is not one of the question's options"
-    if kind == "number":
-        if not number:
-            return f"the KG value {v!r} is not a number"
-        return "" if float(re.sub(r"[^\d.\-]", "", v) or 0) != 0 else \
-            "a count of zero: more often a program that matched nothing than a true zero"
-    if kind in ("date", "year"):
-        return "" if date else f"the KG value {v!r} is not one date"
-    if kind == "score":
-        return "" if _SCORE.fullmatch(v) else f"the KG value {v!r} is not a score"
-    if kind in ("name", "names", "place") and items and all(_PLAIN_NUMBER.fullmatch(i) or _is_date(i) for i in items):
-        return f"the KG value {v!r} is a number or date, the question asks for a {kind}"
-    key = _answered_key(program)
-    if kind == "place" and key and not _PLACE_KEY.search(key):
-        # `get_open("spacex")["founder"]` for "in which country was the founder of spacex born?": one hop short
-        return f"the KG value {v!r} is a {key!r}, not a place: the program stopped a hop short"
-    return ""
+    return KIND[kind].fits(v, question, calls)
 
 
 # attributes whose values are places: a KG value answers "which country / where" only from one of them
 _PLACE_KEY = re.compile(r"place|countr|city|capital|locat|venue|nationality|headquarter|border|region|state|"
                         r"continent|address|hometown|origin", re.IGNORECASE)
-_KEY = re.compile(r'\[\s*"([^"]+)"\s*\]')
 
 
-def _answered_key(program: str) -> str:
-    """The attribute the program's last line selects (`["len"]` and slices aside); "" when it selects none."""
-    lines = [line for line in (program or "").strip().splitlines() if line.strip()]
-    keys = [k for k in _KEY.findall(lines[-1]) if k.lower() != "len"] if lines else []
+def _string_arguments(calls: Sequence[Mapping]) -> list[str]:
+    """Every text the program passed as an argument (in lists and conditions too)."""
+    def texts(value):
+        if isinstance(value, str):
+            return [value] if value != "*" else []
+        if isinstance(value, Mapping):
+            return texts(value.get("value"))
+        if isinstance(value, (list, tuple)):
+            return [t for item in value for t in texts(item)]
+        return []
+    return [t for call in calls for argument in call.get("arguments", ()) for t in texts(argument)]
+
+
+def _answered_key(calls: Sequence[Mapping]) -> str:
+    """The attribute the program's last statement selects (`["len"]` aside); "" when it selects none."""
+    keys = [k for k in (calls[-1].get("select", ()) if calls else ()) if k.lower() != "len"]
     return keys[-1] if keys else ""

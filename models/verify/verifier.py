@@ -21,10 +21,9 @@ import numpy as np
 
 from models.deadline import Deadline
 from models.types import IDK, INVALID
-from models.verify.checkable import check_choice, check_count, check_yes_no, is_count_question
 from models.verify.config import VerifierConfig
 from models.verify.lexical import normalize, question_overlap, support
-from models.verify.span import as_asked, extract, question_kind, stands_alone, value_fits
+from models.verify.span import KIND, as_asked, extract, question_kind, stands_alone, value_fits
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +43,7 @@ class Candidate:
     evidence: tuple[str, ...]
     source: str = ""  # the pathway that produced it: kg, kg-direct, public, web, reasoning, or a registered source's
     facts: int = 0  # how many leading evidence texts are structured facts (public data, KG), not web text
-    program: str = ""  # kg-direct: the KG program whose value the answer is
+    calls: tuple = ()  # kg-direct: the KG program whose value the answer is, as parsed (`describe_calls`)
 
 
 @dataclass(frozen=True)
@@ -119,7 +118,7 @@ class SupportVerifier:
             # a program's value: exact, but it must be the kind of answer the question asks for
             kind = question_kind(candidate.query)
             answer = scores["candidate"] = as_asked(kind, answer)
-            scores.update(kind=kind, refusal=value_fits(kind, answer, candidate.query, candidate.program))
+            scores.update(kind=kind, refusal=value_fits(kind, answer, candidate.query, candidate.calls))
         elif self.config.short_spans:
             # check (and return) the span the question asks for, not the model's sentence around it
             span = extract(candidate.query, answer, candidate.evidence, candidate.facts)
@@ -143,18 +142,12 @@ class SupportVerifier:
         count, a KG value that lists things is counted."""
         if not (self.config.short_spans and self.config.computed_answers):
             return None
-        kind = question_kind(candidate.query)
+        compute = KIND[question_kind(candidate.query)].compute
+        if compute is None:
+            return None
         direct = candidate.source == "kg-direct"
         facts = len(candidate.evidence) if direct else candidate.facts
-        if kind == "choice":
-            return check_choice(candidate.query, candidate.evidence, facts)
-        if kind == "yes/no" and not direct:
-            return check_yes_no(candidate.query, candidate.evidence, facts)
-        if kind == "number" and is_count_question(candidate.query):
-            if direct and re.fullmatch(r"-?[\d,.]+", answer or ""):
-                return None  # the program's own number (a score, a stat): checked as a KG value
-            return check_count(candidate.query, candidate.evidence, facts, listed=answer if direct else "")
-        return None
+        return compute(candidate.query, candidate.evidence, facts, answer if direct else "")
 
     def _similarity(self, query: str, answer: str, sentences: Sequence[str]) -> tuple[float | None, str]:
         if self.embedder is None or not sentences:

@@ -169,3 +169,17 @@ def test_a_count_of_something_else_or_of_another_deed_is_not_the_count():
                        ["Jon Vale has won the Masters three times."]).answer == "3"
     titles = ["Novak Vale has won 24 Grand Slam men's singles titles."]
     assert check_count("how many grand slam singles titles has novak vale won?", titles).answer == "24"
+
+
+def test_a_difference_or_sum_is_computed_from_both_values_or_refused():
+    from models.verify.checkable import check_arithmetic
+
+    facts = ["The height of Burj Khalifa is 828 m.", "The height of Shanghai Tower is 632 m."]
+    diff = check_arithmetic("what is the difference in height between burj khalifa and shanghai tower?", facts, 2)
+    assert diff.answer == "196" and diff.trace["computation"] == "828 m - 632 m = 196"
+    caps = ["The market_cap of NVDA is 2,150,000,000,000 (about 2.15 trillion).",
+            "The market_cap of AMZN is 1,800,000,000,000 (about 1.8 trillion)."]
+    assert check_arithmetic("what is the combined market cap of nvda and amzn?", caps, 2).answer == "3.95 trillion"
+    assert check_arithmetic("how much taller is burj khalifa than shanghai tower?", facts, 2).answer == "196"
+    missing = check_arithmetic("what is the difference in height between burj khalifa and big ben?", facts, 2)
+    assert missing.answer == "" and "'big ben'" in missing.reason
