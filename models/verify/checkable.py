@@ -399,6 +399,9 @@ def check_count(question: str, evidence: Sequence[str], facts: int = 0, listed: 
     if listed:
         items = _list_items(listed)
         trace.update(listed=listed, items=items)
+        if items and all(re.fullmatch(r"[$\u20ac\u00a3]?-?[\d,.]+%?", i) for i in items):
+            # "6, 2" for "how many goals ...": quantities, whose number of items is no count of anything asked
+            return Computed("", f"the KG value {listed!r} lists quantities, not the things to count", trace)
         if len(items) > 1:
             return Computed(str(len(items)), f"counted in code: {len(items)} items listed", trace)
     for index, unit in _units(evidence[:facts], facts):

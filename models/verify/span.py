@@ -325,7 +325,9 @@ def _compute_choice(question, evidence, facts, value):
 
 
 def _compute_yes_no(question, evidence, facts, value):
-    return None if value else check_yes_no(question, evidence, facts)  # a KG value is no yes/no
+    # a KG value ("Christopher Nolan" for "was it directed by jonathan nolan?") is no "yes" or "no": the answer is
+    # what the facts state, as for any other evidence
+    return check_yes_no(question, evidence, facts)
 
 
 def _asks_arithmetic(q):

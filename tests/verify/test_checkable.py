@@ -183,3 +183,13 @@ def test_a_difference_or_sum_is_computed_from_both_values_or_refused():
     assert check_arithmetic("how much taller is burj khalifa than shanghai tower?", facts, 2).answer == "196"
     missing = check_arithmetic("what is the difference in height between burj khalifa and big ben?", facts, 2)
     assert missing.answer == "" and "'big ben'" in missing.reason
+
+
+def test_unseen_acceptance_traps_a_kg_value_is_no_yes_and_quantities_are_not_counted():
+    """Two faults the acceptance set (data/acceptance/checkable.jsonl) found: a KG value returned as the answer
+    to a yes/no question, and a KG list of goals per match counted as if it listed goals."""
+    facts = ["The director of The Dark Knight is Christopher Nolan."]
+    decision = _verify("was the dark knight directed by jonathan nolan?", "Christopher Nolan", facts,
+                       source="kg-direct")
+    assert decision.answer == "i don't know" and not decision.accepted
+    assert check_count("how many goals did arsenal score in march 2024?", [], listed="6, 2").answer == ""
