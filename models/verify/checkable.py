@@ -43,7 +43,8 @@ _GENERIC = frozenset("pictures studios studio inc corp corporation company co lt
                      "records films film movie the band team club".split())
 _NEGATION = re.compile(r"\b(?:not|never|no|none|neither|nor|didn't|doesn't|isn't|wasn't|aren't|weren't|hasn't|"
                        r"haven't|hadn't|won't|cannot|can't|without)\b", re.IGNORECASE)
-_OWNERSHIP = frozenset("owned owns own owner owners subsidiary parent acquired acquisition bought division part".split())
+_OWNERSHIP = frozenset("owned owns own owner owners subsidiary parent acquired acquisition bought division "
+                       "part".split())
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _MDY = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+"
@@ -301,7 +302,8 @@ def _stated_relation(question, options, evidence, facts) -> Computed:
 
 # ---------------------------------------------------------------------------------------------- sum, difference
 _DIFFERENCE = re.compile(r"\bdifference (?:in (?P<attr1>.+?) )?between (?P<a>.+?) and (?P<b>.+?)(?:'s?)?\s*\??$|"
-                         r"\bhow much (?:more|less|higher|lower|bigger|larger|smaller|greater|taller|longer|heavier) (?:is |was |were |are )?"
+                         r"\bhow much (?:more|less|higher|lower|bigger|larger|smaller|greater|taller|longer|heavier) "
+                         r"(?:is |was |were |are )?"
                          r"(?:the (?P<attr2>.+?) of )?(?P<c>.+?) than (?:that of |the (?:one )?of )?(?P<d>.+?)\s*\??$")
 _SUM = re.compile(r"\b(?:combined|total|sum of the) (?P<attr>.+?) of (?P<a>.+?) and (?P<b>.+?)\s*\??$")
 
