@@ -10,7 +10,7 @@ the ElectricSheep stages read evidence, never the trace; the trace is written fr
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from models.types import Chunk
 
@@ -42,3 +42,8 @@ class Evidence:
 
 
 NO_EVIDENCE = Evidence("")
+
+
+def fact_chunks(facts: Sequence[str], pathway: str) -> list[Chunk]:
+    """Verbalised structured facts (KG, public data, calculator lines) as context chunks of kind `pathway`."""
+    return [Chunk(fact, pathway, pathway) for fact in facts]

@@ -31,6 +31,10 @@ class ItemResults(list):
         super().__init__(results)
         self.reasons: dict[int, str] = dict(reasons or {})
 
+    def error_of(self, index: int) -> dict:
+        """{"error": why item `index` holds its fallback} for a trace entry, or {} when it ran."""
+        return {"error": self.reasons[index]} if index in self.reasons else {}
+
 
 def fallback_reasons(results: Sequence) -> dict[int, str]:
     """The `reasons` of `per_item`'s results (or of any list built from them); {} for a plain list."""

@@ -237,10 +237,9 @@ def check_config(profile: str, task: int = 0) -> Result:
                   f"{config.pipeline.batch_size}, models dir {config.models_dir})")
 
 
-def weight_paths(profile: str, task: int = 0) -> dict[str, tuple[str, str]]:
-    """What the profile loads from disk for `task`: label -> (spec, the file inside a folder that shows it is
-    complete; a single file such as a GGUF or the public-data store needs none)."""
-    config = profile_for(profile, task)
+def weight_paths(config, task: int = 0) -> dict[str, tuple[str, str]]:
+    """What a profile (loaded for `task`) loads from disk: label -> (spec, the file inside a folder that shows it
+    is complete; a single file such as a GGUF or the public-data store needs none)."""
     wanted = {"llm": (config.llm.path, "config.json"), "embedder": (config.embedder.path, "config.json")}
     if config.web.reranker.path:
         wanted["reranker"] = (config.web.reranker.path, "config.json")
@@ -261,9 +260,10 @@ def _repo_path(path: str) -> Path:
 def check_weights(profile: str, task: int = 0) -> tuple[Result, list[Path]]:
     from models.paths import ModelNotFoundError, resolve_model_path
 
-    models_dir = profile_for(profile, task).models_dir
+    config = profile_for(profile, task)
+    models_dir = config.models_dir
     found, missing = [], []
-    for label, (spec, marker) in weight_paths(profile, task).items():
+    for label, (spec, marker) in weight_paths(config, task).items():
         try:
             path = resolve_model_path(spec, models_dir, label)
         except ModelNotFoundError:

@@ -11,7 +11,6 @@ prediction that came from public data or the KG is checked against the web pages
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 

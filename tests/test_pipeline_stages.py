@@ -9,7 +9,7 @@ from models.deadline import Deadline
 from models.kg.pathway import KGEvidence
 from models.pipeline import Pipeline
 from models.reasoning import ReasonedAnswer
-from models.types import IDK, Chunk, Query
+from models.types import IDK, Chunk
 from models.verify import SupportVerifier
 from tests.test_pipeline import FakeKG, FakeRouter, FakeWeb, queries
 

@@ -2,9 +2,8 @@
 step, and the verify step every answer passes."""
 from models.answering.attempt import Attempt
 from models.answering.llm_calls import generate_traced
-from models.answering.reasoning import ReasoningAnswerer, fact_chunks
+from models.answering.reasoning import ReasoningAnswerer
 from models.answering.short import AnswerSettings, ShortAnswerer
 from models.answering.verify_step import VerifyStep
 
-__all__ = ["AnswerSettings", "Attempt", "ReasoningAnswerer", "ShortAnswerer", "VerifyStep", "fact_chunks",
-           "generate_traced"]
+__all__ = ["AnswerSettings", "Attempt", "ReasoningAnswerer", "ShortAnswerer", "VerifyStep", "generate_traced"]

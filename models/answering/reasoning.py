@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Sequence
 
 from models.answering.attempt import Attempt
 from models.answering.short import ShortAnswerer
 from models.calculator.tool import NumericalCalculator
 from models.deadline import Deadline, stage_deadline
+from models.evidence import fact_chunks
 from models.isolation import per_item
 from models.llm.postprocess import is_idk
 from models.reasoning import KnowledgeExtractor, ReasonedAnswer, Reasoner, References
@@ -22,16 +22,6 @@ from models.run import BatchRun, QueryState
 from models.types import IDK, Chunk
 
 log = logging.getLogger(__name__)
-
-
-def fact_chunks(facts: Sequence[str], pathway: str) -> list[Chunk]:
-    """Verbalised structured facts as context chunks (they go before web chunks)."""
-    return [Chunk(fact, pathway, pathway) for fact in facts]
-
-
-def item_error(reasons: dict[int, str], index: int) -> dict:
-    """{"error": why item `index` of a `per_item` call holds its fallback}, or {} when it ran."""
-    return {"error": reasons[index]} if index in reasons else {}
 
 
 class ReasoningAnswerer:
@@ -91,7 +81,7 @@ class ReasoningAnswerer:
             k, result = next(answered)
             state.trace["reasoning"] = {"source": result.source, "answer": result.answer,
                                         "output": result.output[:2000], "seconds": round(seconds, 3),
-                                        **item_error(results.reasons, k)}
+                                        **results.error_of(k)}
             # raw = what the answer was read from: the reasoning output, or the summarizer's answer ("" when
             # neither produced anything: the verify step then says the deadline cut the generation)
             raw = result.output if result.output.strip() or result.source != "backup" or is_idk(result.answer) \
@@ -122,7 +112,7 @@ class ReasoningAnswerer:
                          asking, lambda _: "", "knowledge extraction", deadline=deadline)
         seconds = round(time.monotonic() - started, 3)
         for k, ((state, _), note) in enumerate(zip(asking, notes)):
-            state.trace["knowledge"] = {"note": note, "seconds": seconds, **item_error(notes.reasons, k)}
+            state.trace["knowledge"] = {"note": note, "seconds": seconds, **notes.error_of(k)}
         return list(notes)
 
     def _calculations(self, asking, deadline: Deadline) -> list:
@@ -136,5 +126,5 @@ class ReasoningAnswerer:
         seconds = round(time.monotonic() - started, 3)
         for k, ((state, _), result) in enumerate(zip(asking, results)):
             state.trace["calculator"] = {**(result.as_trace() if result else {"value": None}), "seconds": seconds,
-                                         **item_error(results.reasons, k)}
+                                         **results.error_of(k)}
         return list(results)

@@ -2,8 +2,7 @@
 language runs it, and an executed program's single value, short list or count answers without the model."""
 from __future__ import annotations
 
-from models.answering import fact_chunks
-from models.evidence import Evidence
+from models.evidence import Evidence, fact_chunks
 from models.sources.base import AnswerPlan, Descriptor, SourceParts, register_source
 
 DESCRIPTOR = Descriptor(

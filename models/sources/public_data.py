@@ -3,8 +3,7 @@ the store links them and returns "The [attribute] is [value]." facts, which lead
 shortcut (`pipeline.public_shortcut`) answers Oscar/Grammy/finance questions from these facts alone first."""
 from __future__ import annotations
 
-from models.answering import fact_chunks
-from models.evidence import Evidence
+from models.evidence import Evidence, fact_chunks
 from models.sources.base import AnswerPlan, Descriptor, SourceParts, register_source
 
 DESCRIPTOR = Descriptor(

@@ -41,7 +41,7 @@ class AttributePolicy:
             state.attribute = label if label in ("static", "dynamic") else "dynamic"
             state.trace["attribute"] = {"label": state.attribute, "method": cfg.method, "policy": cfg.dynamic_policy,
                                         "failed": label is None, "seconds": seconds,
-                                        **({"error": labels.reasons[k]} if k in labels.reasons else {})}
+                                        **labels.error_of(k)}
 
     def apply(self, states, decisions: list) -> list:
         """The policy on verified answers, one decision per state: a dynamic question without KG evidence gets

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Sequence
 
-from models.verify.lexical import normalize, stem
+from models.verify.lexical import MONTHS, normalize, stem
 
 _STOP = frozenset("the a an of in on at to for by with from and or is are was were be been has have had do does did "
                   "which what who whose whom how many much when where that this it its their his her as than".split())
@@ -45,7 +45,7 @@ _NEGATION = re.compile(r"\b(?:not|never|no|none|neither|nor|didn't|doesn't|isn't
                        r"haven't|hadn't|won't|cannot|can't|without)\b", re.IGNORECASE)
 _OWNERSHIP = frozenset("owned owns own owner owners subsidiary parent acquired acquisition bought division "
                        "part".split())
-_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTHS = tuple(month[:3] for month in MONTHS)
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _MDY = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+"
                   r"(\d{4})\b", re.IGNORECASE)
@@ -112,12 +112,9 @@ def _mentions(unit: str, phrase_words: Sequence[str]) -> bool:
     distinctive = [w for w in phrase_words if w not in _GENERIC] or list(phrase_words)
     if not distinctive:
         return False
-    if len(distinctive) > 1 and f" {' '.join(distinctive)} " not in f" {joined} ":
-        # a name of several words must stand together ("time warner", not "time" here and "warner" there)
-        return all(w in words for w in distinctive) and _adjacent(words, distinctive)
-    w = distinctive[0] if len(distinctive) == 1 else None
-    if w is None:
-        return True
+    if len(distinctive) > 1:  # a name of several words stands together ("time warner", not "time" ... "warner")
+        return f" {' '.join(distinctive)} " in f" {joined} "
+    w = distinctive[0]
     return w in words or (len(w) >= 5 and any(w in token and token != w for token in words))
 
 
@@ -143,13 +140,6 @@ def _value_after(unit: str, option_words: Sequence[str], values: list) -> list:
     if at < 0:  # not written whole: its most distinctive (longest) word
         at = lower.find(max((w for w in option_words if w not in _GENERIC), key=len, default=phrase))
     return [v for v in values if at >= 0 and lower.find(normalize(v[1]), at) >= 0]
-
-
-def _adjacent(words: list[str], phrase: list[str]) -> bool:
-    for i in range(len(words) - len(phrase) + 1):
-        if words[i:i + len(phrase)] == phrase:
-            return True
-    return False
 
 
 # ---------------------------------------------------------------------------------------------- values
@@ -379,10 +369,6 @@ def check_yes_no(question: str, evidence: Sequence[str], facts: int = 0) -> Comp
 # ---------------------------------------------------------------------------------------------- count
 _COUNT_Q = re.compile(r"\bhow many\s+(.+?)\s+(?:do|does|did|is|are|was|were|has|have|had|will|can|could|in|on|at|"
                       r"of|for|were|won|did)\b|\bhow many\s+(\w+)", re.IGNORECASE)
-
-
-def is_count_question(question: str) -> bool:
-    return bool(re.search(r"\bhow many\b", question or "", re.IGNORECASE))
 
 
 def _counted_noun(question: str) -> list[str]:

@@ -308,16 +308,8 @@ def _fits_any(v, question, calls):
     return ""
 
 
-def _alone_number(span, evidence):
-    return _number_alone(span, evidence)
-
-
 def _alone_names(span, evidence):
     return all(_name_alone(p, evidence) for p in re.split(r",\s*|\s+and\s+", span) if p.strip())
-
-
-def _alone_name(span, evidence):
-    return _name_alone(span, evidence)
 
 
 def _compute_choice(question, evidence, facts, value):
@@ -330,10 +322,6 @@ def _compute_yes_no(question, evidence, facts, value):
     return check_yes_no(question, evidence, facts)
 
 
-def _asks_arithmetic(q):
-    return asks_arithmetic(q)
-
-
 def _compute_arithmetic(question, evidence, facts, value):
     return check_arithmetic(question, evidence, facts)
 
@@ -344,29 +332,6 @@ def _compute_count(question, evidence, facts, value):
     return check_count(question, evidence, facts, listed=value)
 
 
-KINDS: tuple[Kind, ...] = (
-    Kind("choice", _asks_choice, _choice, _fits_choice, compute=_compute_choice,
-         cases=("which is older, the eiffel tower or big ben?", "is pixar owned by disney or sony?")),
-    Kind("yes/no", _asks_yes_no, _yes_no, _fits_any, compute=_compute_yes_no,
-         cases=("did the beatles release abbey road?", "is paris the capital of france?")),
-    Kind("sum or difference", _asks_arithmetic, _number, _fits_number, _alone_number, compute=_compute_arithmetic,
-         cases=("what is the difference between the heights of the eiffel tower and big ben?",
-                "what is the combined market cap of msft and aapl?")),
-    Kind("score", _asks_score, _score, _fits_score, cases=("what was the score of the 2014 world cup final?",)),
-    Kind("year", _asks_year, _year, _fits_date, cases=("in what year was the song bohemian rhapsody released?",)),
-    Kind("date", _asks_date, _year, _fits_date, cases=("when was the movie inception released?",)),
-    Kind("names", _asks_names, _names, _fits_entity("names"), _alone_names,
-         cases=("which countries border switzerland?", "name three films by greta gerwig")),
-    Kind("count", _asks_count, _number, _fits_number, _alone_number, compute=_compute_count,
-         cases=("how many members are in the band coldplay?", "how many moons does jupiter have?")),
-    Kind("number", _asks_number, _number, _fits_number, _alone_number,
-         cases=("how much dividend per share did microsoft pay in february 2024?", "what is the price of aapl?")),
-    Kind("place", _asks_place, _place, _fits_entity("place"), _alone_name,
-         cases=("where was barack obama born?", "in which country is the eiffel tower?")),
-    Kind("name", _asks_name, _name, _fits_entity("name"), _alone_name, cases=("who directed the movie parasite?",)),
-    Kind("phrase", lambda q: True, _phrase, _fits_any, _alone_name, cases=("what is the other language of x?",)),
-)
-KIND = {kind.name: kind for kind in KINDS}
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -575,3 +540,30 @@ def _answered_key(calls: Sequence[Mapping]) -> str:
     """The attribute the program's last statement selects (`["len"]` aside); "" when it selects none."""
     keys = [k for k in (calls[-1].get("select", ()) if calls else ()) if k.lower() != "len"]
     return keys[-1] if keys else ""
+
+
+# ------------------------------------------------------------------------------- the kinds, in the order they are asked
+KINDS: tuple[Kind, ...] = (
+    Kind("choice", _asks_choice, _choice, _fits_choice, compute=_compute_choice,
+         cases=("which is older, the eiffel tower or big ben?", "is pixar owned by disney or sony?")),
+    Kind("yes/no", _asks_yes_no, _yes_no, _fits_any, compute=_compute_yes_no,
+         cases=("did the beatles release abbey road?", "is paris the capital of france?")),
+    Kind("sum or difference", asks_arithmetic, _number, _fits_number, _number_alone, compute=_compute_arithmetic,
+         cases=("what is the difference between the heights of the eiffel tower and big ben?",
+                "what is the combined market cap of msft and aapl?")),
+    Kind("score", _asks_score, _score, _fits_score, cases=("what was the score of the 2014 world cup final?",)),
+    Kind("year", _asks_year, _year, _fits_date, cases=("in what year was the song bohemian rhapsody released?",)),
+    # a date's span is found by `extract` itself: a bare year is widened to the full date the evidence gives it
+    Kind("date", _asks_date, _year, _fits_date, cases=("when was the movie inception released?",)),
+    Kind("names", _asks_names, _names, _fits_entity("names"), _alone_names,
+         cases=("which countries border switzerland?", "name three films by greta gerwig")),
+    Kind("count", _asks_count, _number, _fits_number, _number_alone, compute=_compute_count,
+         cases=("how many members are in the band coldplay?", "how many moons does jupiter have?")),
+    Kind("number", _asks_number, _number, _fits_number, _number_alone,
+         cases=("how much dividend per share did microsoft pay in february 2024?", "what is the price of aapl?")),
+    Kind("place", _asks_place, _place, _fits_entity("place"), _name_alone,
+         cases=("where was barack obama born?", "in which country is the eiffel tower?")),
+    Kind("name", _asks_name, _name, _fits_entity("name"), _name_alone, cases=("who directed the movie parasite?",)),
+    Kind("phrase", lambda q: True, _phrase, _fits_any, _name_alone, cases=("what is the other language of x?",)),
+)
+KIND = {kind.name: kind for kind in KINDS}

@@ -105,9 +105,10 @@ class SupportVerifier:
         scores: dict[str, Any] = {"candidate": answer, "source": candidate.source}
         if answer == INVALID:
             scores["contradiction"] = contradicts_premise(candidate.query, candidate.evidence)
-        computed = self._computed(candidate, answer) if answer != INVALID else None
+        kind = question_kind(candidate.query)
+        computed = self._computed(candidate, kind, answer) if answer != INVALID else None
         if computed is not None:
-            scores.update(kind=question_kind(candidate.query), model_answer=answer,
+            scores.update(kind=kind, model_answer=answer,
                           computed={"answer": computed.answer, "reason": computed.reason, **computed.trace})
             if computed.answer:
                 scores["candidate"] = computed.answer
@@ -116,7 +117,6 @@ class SupportVerifier:
             return scores
         if self.config.short_spans and candidate.source == "kg-direct":
             # a program's value: exact, but it must be the kind of answer the question asks for
-            kind = question_kind(candidate.query)
             answer = scores["candidate"] = as_asked(kind, answer)
             scores.update(kind=kind, refusal=value_fits(kind, answer, candidate.query, candidate.calls))
         elif self.config.short_spans:
@@ -136,13 +136,13 @@ class SupportVerifier:
         scores["similarity"], scores["supporting"] = self._similarity(candidate.query, answer, found.sentences)
         return scores
 
-    def _computed(self, candidate: Candidate, answer: str):
+    def _computed(self, candidate: Candidate, kind: str, answer: str):
         """The answer computed from the evidence in code for a choice, yes/no or count question
         (`verify/checkable.py`), or None for other questions. A KG value is all structured evidence; for a
         count, a KG value that lists things is counted."""
         if not (self.config.short_spans and self.config.computed_answers):
             return None
-        compute = KIND[question_kind(candidate.query)].compute
+        compute = KIND[kind].compute
         if compute is None:
             return None
         direct = candidate.source == "kg-direct"
