@@ -13,6 +13,9 @@ Design decisions:
   shared by k names survives only if ln((N - k + 0.5) / (k + 0.5)) > 4. The artist and song corpora are
   therefore padded with filler entries whose names are unique pseudo-words (records with every field null)
   up to `MUSIC_CORPUS_SIZE`, so that tokens shared by up to 3 real names ("queen", "bohemian") stay searchable.
+- `movie_db` is keyed by the normalised title (the official key); films that share a title (remakes) would
+  collide there, so each of them is keyed "<title> <release year>" ("dune 1984", "dune 2021") while its record
+  keeps the plain title: a search for "dune" finds both, as a program must expect.
 - Tables are written with object (not pandas-3 `str`) columns so the pickles stay close to what older pandas
   wrote; they are built and read by this repo's pandas.
 - `ensure_bundled_kg()` builds into `.cache/bundled_kg/` once and rebuilds only when a source file or this
@@ -29,7 +32,7 @@ import os
 import shutil
 import sqlite3
 import tempfile
-from collections import defaultdict
+from collections import Counter, defaultdict
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -121,6 +124,7 @@ def _write_movie(src: Path, out: Path) -> None:
         return persons[name]
 
     movie_db, acted, directed = {}, defaultdict(list), defaultdict(list)
+    same_title = Counter(normalize(movie["title"]) for movie in movies)
     for movie in movies:
         cast = [{"name": name, "id": person(name)["id"], "character": character, "gender": gender, "order": order}
                 for order, (name, character, gender) in enumerate(movie["cast"])]
@@ -135,7 +139,10 @@ def _write_movie(src: Path, out: Path) -> None:
         record.update(original_title=movie.get("original_title", movie["title"]),
                       genres=[{"id": GENRE_IDS[g], "name": g} for g in movie["genres"]],
                       oscar_awards=[a for a in awards if a["film"] == movie["title"]], cast=cast, crew=crew)
-        movie_db[_unique_key(movie_db, movie["title"])] = record
+        key = movie["title"]
+        if same_title[normalize(key)] > 1:  # remakes ("Dune" 1984 / 2021): the release year tells the keys apart
+            key = f"{key} {movie['release_date'][:4]}"
+        movie_db[_unique_key(movie_db, key)] = record
     person_db = {}
     for name, info in persons.items():
         person_db[_unique_key(person_db, name)] = {

@@ -152,23 +152,30 @@ _MOVIE_ATTRIBUTES = {  # key: (paraphrases, value of a movies.json record)
 }
 
 
+def _titled(kg: FixtureKG) -> list[dict]:
+    """The movies a title alone names: films sharing a title (the two "Dune"s) are left out, since a question
+    naming only the title has no single expected answer."""
+    counts = Counter(_low(movie["title"]) for movie in kg.movies)
+    return [movie for movie in kg.movies if counts[_low(movie["title"])] == 1]
+
+
 def _movie_attribute(key: str) -> Template:
     questions, value = _MOVIE_ATTRIBUTES[key]
 
     def fill(kg: FixtureKG):
-        for movie in kg.movies:
+        for movie in _titled(kg):
             if value(movie) not in (None, 0, ""):
                 yield Filling({"movie": _low(movie["title"])}, (_low(movie["title"]),), (value(movie),))
     return Template(f"movie_{key}", "movie", questions, 'get_movie("{movie}")["' + key + '"]', fill)
 
 
 def _movie_year(kg: FixtureKG):
-    for movie in kg.movies:
+    for movie in _titled(kg):
         yield Filling({"movie": _low(movie["title"])}, (_low(movie["title"]),), (int(movie["release_date"][:4]),))
 
 
 def _movie_genres(kg: FixtureKG):
-    for movie in kg.movies:
+    for movie in _titled(kg):
         if movie["genres"]:
             yield Filling({"movie": _low(movie["title"])}, (_low(movie["title"]),), tuple(movie["genres"]))
 
@@ -184,20 +191,20 @@ def _directors(movie: dict) -> list[str]:
 
 
 def _movie_director(kg: FixtureKG):
-    for movie in kg.movies:
+    for movie in _titled(kg):
         if _directors(movie):
             yield Filling({"movie": _low(movie["title"])}, (_low(movie["title"]),), tuple(_directors(movie)))
 
 
 def _movie_composer(kg: FixtureKG):
-    for movie in kg.movies:
+    for movie in _titled(kg):
         composers = [name for name, job in movie["crew"] if job == "Original Music Composer"]
         if composers:
             yield Filling({"movie": _low(movie["title"])}, (_low(movie["title"]),), tuple(composers))
 
 
 def _director_birthday(kg: FixtureKG):
-    for movie in kg.movies:
+    for movie in _titled(kg):
         directors = _directors(movie)
         if len(directors) == 1 and kg.persons.get(directors[0], {}).get("birthday"):
             yield Filling({"movie": _low(movie["title"])}, (_low(movie["title"]),),
@@ -205,7 +212,7 @@ def _director_birthday(kg: FixtureKG):
 
 
 def _character_actor(kg: FixtureKG):
-    for movie in kg.movies:
+    for movie in _titled(kg):
         characters = [_low(c) for _, c, _ in movie["cast"]]
         for actor, character, _ in movie["cast"]:  # names match by containment: "brand" ~ "professor brand"
             low = _low(character)
@@ -215,14 +222,14 @@ def _character_actor(kg: FixtureKG):
 
 
 def _cast_size(kg: FixtureKG):
-    for movie in kg.movies:
+    for movie in _titled(kg):
         if movie["cast"]:
             yield Filling({"movie": _low(movie["title"])}, (_low(movie["title"]),), (len(movie["cast"]),))
 
 
 def _acted_in(kg: FixtureKG) -> dict[str, list[dict]]:
     films: dict[str, list[dict]] = {}
-    for movie in kg.movies:
+    for movie in _titled(kg):
         for actor in dict.fromkeys(a for a, _, _ in movie["cast"]):
             films.setdefault(actor, []).append(movie)
     return films

@@ -204,7 +204,8 @@ class _Executor:
         named = ", ".join(map(str, inputs[:3])) + (f" and {len(inputs) - 3} more" if len(inputs) > 3 else "")
         what = tables[0].what if len(tables) == 1 else f"results of {call.name} for {named}"
         merged = Table(tuple(r for t in tables for r in t.rows), what, notes=tuple(n for t in tables for n in t.notes),
-                       aliases=tables[0].aliases, equals=tables[0].equals, found=any(t.found for t in tables))
+                       aliases=tables[0].aliases, equals=tables[0].equals, found=any(t.found for t in tables),
+                       ambiguous=next((t.ambiguous for t in tables if t.ambiguous), ""))
         return merged.where(conditions, self.now), conditions
 
     # ------------------------------------------------------------------ selectors

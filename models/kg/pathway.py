@@ -22,11 +22,13 @@ from dataclasses import dataclass, field
 
 from models.deadline import Deadline
 from models.kg.apis import EntityMatcher, compile_program, signatures
+from models.kg.checks import NOT_FINAL, Check, ProgramChecks
+from models.kg.checks.gate import not_final, refused
 from models.kg.config import KGConfig
 from models.kg.examples import ExamplePool
 from models.kg.executor import ExecutionResult, Limits, execute
 from models.kg.format import format_answer_value, join_answers
-from models.kg.language.ast import Call, Condition, ListArg, SelectKey, Star
+from models.kg.language.ast import Call, Condition, ListArg, SelectKey, Star, format_program
 from models.kg.language.errors import KGError
 from models.kg.language.grammar import lark_grammar
 from models.kg.language.prefix import PrefixChecker
@@ -50,13 +52,17 @@ class KGEvidence:
 
     Attributes:
         program: the cleaned program text.
-        outcome: empty (no program / "None") | parse-error | api-error | failed | executed | stopped | no-data.
+        outcome: empty (no program / "None") | parse-error | refused (a check: `checks`) | api-error | failed |
+            executed | stopped | no-data.
         facts: verbalised facts for the answer prompt.
         direct: the final statement's value, count or average formatted as an answer ("" = none: rows, or
             a list longer than `max_direct_items`, need the model to combine them).
         error: the parse/API error message, when there was one.
         statements: what each statement did when executed (kind, what, error).
-        calls: the program as parsed: each statement's function and arguments (`describe_calls`).
+        calls: the program as parsed (after the checks' repairs): each statement's function and arguments
+            (`describe_calls`).
+        checks: each program check's verdict (`models/kg/checks/`): passed, repaired, refused or not final.
+        repaired: the program as run, when a check changed it ("" = as generated).
     """
 
     program: str = ""
@@ -66,10 +72,13 @@ class KGEvidence:
     error: str = ""
     statements: tuple[dict, ...] = field(default=())
     calls: tuple[dict, ...] = field(default=())
+    checks: tuple[dict, ...] = field(default=())
+    repaired: str = ""
 
     def as_trace(self) -> dict:
-        return {"program": self.program, "calls": list(self.calls), "outcome": self.outcome, "error": self.error,
-                "facts": list(self.facts), "direct": self.direct, "statements": list(self.statements)}
+        return {"program": self.program, "repaired": self.repaired, "calls": list(self.calls),
+                "outcome": self.outcome, "error": self.error, "checks": list(self.checks), "facts": list(self.facts),
+                "direct": self.direct, "statements": list(self.statements)}
 
 
 def describe_calls(program) -> tuple[dict, ...]:
@@ -110,6 +119,7 @@ class KGPathway:
         self.prompts = prompts or PromptLibrary()
         self.matcher = EntityMatcher(embedder, config.match_min_similarity)
         self.limits = Limits(config.max_calls_per_question, config.max_rows, config.max_listed)
+        self.checks = ProgramChecks(embedder, config.key_match_threshold, config.program_checks)
         self._constraints = {}
         for domain in DOMAINS:  # fail at start-up on a missing prompt, not mid-batch
             self.prompts.get(_prompt_name(domain))
@@ -129,7 +139,8 @@ class KGPathway:
         if domain not in DOMAINS:
             return None
         examples = self.pool.select(query.text, domain, self.config.icl_k)
-        turns = [(e.query, e.query_time, e.program) for e in examples] + [(query.text, query.query_time, None)]
+        asked = self.checks.question_for_generation(query)  # its dates as the API writes them
+        turns = [(e.query, e.query_time, e.program) for e in examples] + [(asked, query.query_time, None)]
         if self.config.api_prompt:
             messages = self._adapter_messages(domain, turns)
         else:
@@ -186,6 +197,8 @@ class KGPathway:
             return KGEvidence(text, "empty")
         try:
             program = compile_program(text, domain)
+            program, before = self.checks.before(program, query, signatures(domain)) if program.statements \
+                else (program, [])
         except KGError as exc:
             log.info("KG program for %s does not compile: %s", query.interaction_id, exc)
             return KGEvidence(text, "parse-error", error=str(exc))
@@ -194,7 +207,12 @@ class KGPathway:
             return KGEvidence(text, "failed", error=f"{type(exc).__name__}: {exc}")
         if not program.statements:
             return KGEvidence(text, "empty")
-        calls = describe_calls(program)
+        calls, checks = describe_calls(program), tuple(c.as_trace() for c in before)
+        repaired = format_program(program) if any(c.verdict == "repaired" for c in before) else ""
+        if refused(before):
+            log.info("KG program for %s refused: %s", query.interaction_id, refused(before).why)
+            return KGEvidence(text, "refused", error=refused(before).why, calls=calls, checks=checks,
+                              repaired=repaired)
         try:
             # the HTTP client's calls end by the stage deadline too, not only start before it
             bounded = getattr(self.client, "bounded_by", None)
@@ -204,20 +222,35 @@ class KGPathway:
             facts = verbalize(result, self.config.max_fact_chars, self.config.max_listed)
         except KGError as exc:
             log.info("no KG evidence for %s: %s", query.interaction_id, exc)
-            return KGEvidence(text, "api-error", error=str(exc), calls=calls)
+            return KGEvidence(text, "api-error", error=str(exc), calls=calls, checks=checks, repaired=repaired)
         except Exception as exc:  # noqa: BLE001 - a bug or a transport error must cost one question, not the batch
             log.exception("KG pathway failed for %s on program %r", query.interaction_id, text)
-            return KGEvidence(text, "failed", error=f"{type(exc).__name__}: {exc}", calls=calls)
+            return KGEvidence(text, "failed", error=f"{type(exc).__name__}: {exc}", calls=calls, checks=checks,
+                              repaired=repaired)
         if result.stopped:
             log.info("KG program for %s stopped early: %s", query.interaction_id, result.stopped)
         statements = tuple({"kind": s.kind, "what": s.what, "error": s.error} for s in result.statements)
         if not facts:
             # What the program found nothing of is traced, not used: the fixture server answers a failure
             # (500, bad JSON) with an empty result too, so "no data" cannot yet be told from "no answer".
-            return KGEvidence(text, "no-data", statements=statements, calls=calls)
+            return KGEvidence(text, "no-data", statements=statements, calls=calls, checks=checks, repaired=repaired)
+        direct = direct_answer(result, max_direct_items)
+        after = self._after(program, result, query, direct)
+        checks += tuple(c.as_trace() for c in after)
+        if refused(after):
+            log.info("KG evidence for %s refused: %s", query.interaction_id, refused(after).why)
+            return KGEvidence(text, "refused", error=refused(after).why, statements=statements, calls=calls,
+                              checks=checks, repaired=repaired)
         outcome = "stopped" if result.stopped else "executed"
-        return KGEvidence(text, outcome, tuple(facts), direct_answer(result, max_direct_items),
-                          error=result.stopped, statements=statements, calls=calls)
+        return KGEvidence(text, outcome, tuple(facts), "" if not_final(after) else direct, error=result.stopped,
+                          statements=statements, calls=calls, checks=checks, repaired=repaired)
+
+    def _after(self, program, result, query: Query, direct: str) -> list:
+        try:
+            return self.checks.after(program, result, query, direct)
+        except Exception as exc:  # noqa: BLE001 - a check's bug costs the value its finality, never the batch
+            log.exception("KG checks failed for %s", query.interaction_id)
+            return [Check("checks", NOT_FINAL, f"the checks failed: {type(exc).__name__}: {exc}")]
 
 
 def direct_answer(result: ExecutionResult, max_items: int = 10) -> str:

@@ -193,14 +193,14 @@ def test_prefix_checker_is_fast_enough_for_token_by_token_decoding():
 MOVIE = Query("id-2", "what was the budget of inception?", "03/01/2024, 10:00:00 PT")
 
 
-@pytest.mark.parametrize("program,direct", [
-    ('get_movie("inception")["release_date"]', "2010-07-15"),
-    ('get_movie("inception")["budget"]', "160,000,000"),
-    ('get_movie("inception")["runtime"]', "148"),
-    ('ALL get_movie("inception")["len"]', "2"),
+@pytest.mark.parametrize("question,program,direct", [
+    ("when was inception released?", 'get_movie("inception")["release_date"]', "2010-07-15"),
+    ("what was the budget of inception?", 'get_movie("inception")["budget"]', "160,000,000"),
+    ("what is the runtime of inception?", 'get_movie("inception")["runtime"]', "148"),
+    ("how many movies are called inception?", 'ALL get_movie("inception")["len"]', "2"),
 ])
-def test_a_single_value_or_count_is_the_direct_answer(pathway, program, direct):
-    evidence = pathway.run(MOVIE, "movie", program)
+def test_a_single_value_or_count_is_the_direct_answer(pathway, question, program, direct):
+    evidence = pathway.run(Query("id-2", question, "03/01/2024, 10:00:00 PT"), "movie", program)
     assert evidence.outcome == "executed" and evidence.direct == direct and evidence.facts
     assert evidence.as_trace()["program"] == program
 

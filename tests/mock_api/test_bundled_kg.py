@@ -38,7 +38,12 @@ def test_files_have_the_official_shapes(kg_dir):
         name, entity = json.loads(shard.readline())
     assert isinstance(name, str) and set(entity) == {"summary_text", "summary_structured", "raw_mediawiki"}
     movie_db = json.loads((kg_dir / layout.MOVIE_DB).read_text(encoding="utf8"))
-    assert all(key == normalize(record["title"]) for key, record in movie_db.items())
+    titles = [normalize(record["title"]) for record in movie_db.values()]
+    # the official key is the normalised title; films sharing a title add their release year ("dune 2021")
+    assert all(key == normalize(record["title"]) if titles.count(normalize(record["title"])) == 1
+               else key == f"{normalize(record['title'])} {record['release_date'][:4]}"
+               for key, record in movie_db.items())
+    assert {"dune 1984", "dune 2021", "little women 1994", "little women 2019"} <= set(movie_db)
     year_db = json.loads((kg_dir / layout.YEAR_DB).read_text(encoding="utf8"))
     assert list(year_db) == [str(year) for year in range(1990, 2022)]
     assert (kg_dir / layout.FINANCE_COMPANIES).read_text().splitlines()[0] == ",Name,Symbol"
@@ -154,3 +159,11 @@ def test_cli_build(tmp_path, capsys):
     build_bundled_kg.main(["--out", str(tmp_path / "cli")])
     assert (tmp_path / "cli" / layout.SOCCER).is_file()
     assert "fixture KG written to" in capsys.readouterr().out
+
+
+def test_films_of_the_same_title_are_both_found(api):
+    found = [(m["title"], m["release_date"][:4]) for m in api.movie_get_movie_info("dune")]
+    assert {("Dune", "1984"), ("Dune", "2021")} <= set(found)
+    directors = {m["release_date"][:4]: [c["name"] for c in m["crew"] if c["job"] == "Director"]
+                 for m in api.movie_get_movie_info("little women") if m["title"] == "Little Women"}
+    assert directors == {"1994": ["Gillian Armstrong"], "2019": ["Greta Gerwig"]}

@@ -58,12 +58,12 @@ def get_movie(ctx: CallContext, movie_name: str, condition: tuple[Condition, ...
     """get_movie(movie_name, condition)[key]: title, release_date, year, original_title, original_language,
     budget, revenue, rating, length, genres, directors."""
     found = ctx.api.call("movie_get_movie_info", movie_name)
-    clue = _year_clue(ctx, condition)
+    clue = _title_clue(ctx, condition, found)
     movies = ctx.pick(movie_name, found, _movie_names, clue)
     rows = [Row(_movie_fields(m), _movie_title(m), "title") for m in movies]
     notes = _same_title_note(movies, found) if len(movies) == 1 and clue is None else ()
     return Table(tuple(rows), f"movie matching {movie_name!r}", notes=notes, aliases=_MOVIE_ALIASES,
-                 found=bool(rows))
+                 found=bool(rows), ambiguous=notes[0] if notes else "")
 
 
 def _same_title_note(picked: list[dict], candidates) -> tuple[str, ...]:
@@ -109,9 +109,9 @@ def get_person_by_id(ctx: CallContext, person_id) -> Table:
 def get_movie_person_cast(ctx: CallContext, movie_name: str | None, person_name, condition=()) -> Table:
     """get_movie_person_cast(movie_name, person_name, condition)[key]: cast rows with movie_name, year,
     release_date, name, character, gender, order; a list of people = the movies they share."""
-    rows, what, found = _role_rows(ctx, "cast", movie_name, person_name, condition)
+    rows, what, found, ambiguous = _role_rows(ctx, "cast", movie_name, person_name, condition)
     return Table(tuple(rows), what, aliases=_ROLE_ALIASES, equals={"character": _same_role, "gender": _same_gender},
-                 found=found)
+                 found=found, ambiguous=ambiguous)
 
 
 @kg_function("movie", Param("movie_name", OPTIONAL_TEXT), Param("person_name", _PEOPLE),
@@ -119,8 +119,8 @@ def get_movie_person_cast(ctx: CallContext, movie_name: str | None, person_name,
 def get_movie_person_crew(ctx: CallContext, movie_name: str | None, person_name, condition=()) -> Table:
     """get_movie_person_crew(movie_name, person_name, condition)[key]: crew rows with movie_name, year,
     release_date, name, job (e.g. eq(job, "director")); a person alone = the movies they directed."""
-    rows, what, found = _role_rows(ctx, "crew", movie_name, person_name, condition)
-    return Table(tuple(rows), what, aliases=_ROLE_ALIASES, found=found)
+    rows, what, found, ambiguous = _role_rows(ctx, "crew", movie_name, person_name, condition)
+    return Table(tuple(rows), what, aliases=_ROLE_ALIASES, found=found, ambiguous=ambiguous)
 
 
 @kg_function("movie", Param("movie_name", OPTIONAL_TEXT), Param("person_name", OPTIONAL_TEXT),
@@ -129,8 +129,10 @@ def get_movie_person_oscar(ctx: CallContext, movie_name: str | None, person_name
                            condition: tuple[Condition, ...] = ()) -> Table:
     """get_movie_person_oscar(movie_name, person_name, condition)[key]: Oscar rows with year (ceremony),
     ceremony, category, name, film, winner; with neither a movie nor a person, give eq(year, ...)."""
+    ambiguous = ""
     if movie_name:
-        owners = [_one_movie(ctx, movie_name)]
+        movie, ambiguous = _one_movie(ctx, movie_name)
+        owners = [movie]
         what = f"Oscar nominations of the movie {movie_name!r}"
     elif person_name:
         owners = _people(ctx, person_name)
@@ -149,7 +151,7 @@ def get_movie_person_oscar(ctx: CallContext, movie_name: str | None, person_name
     unique = {tuple(sorted((k, str(v)) for k, v in a.items())): a for a in awards}.values()
     rows = [Row(_oscar_fields(a), _oscar_label) for a in unique]
     return Table(tuple(rows), what, aliases=_OSCAR_ALIASES, equals={"category": _same_category},
-                 found=any(isinstance(owner, dict) for owner in owners))
+                 found=any(isinstance(owner, dict) for owner in owners), ambiguous=ambiguous)
 
 
 # ---------------------------------------------------------------------- records
@@ -198,21 +200,22 @@ def _movie_fields(movie: dict) -> dict:
 
 
 def _role_rows(ctx: CallContext, table: str, movie_name: str | None, person_name,
-               conditions: tuple[Condition, ...] = ()) -> tuple[list[Row], str, bool]:
+               conditions: tuple[Condition, ...] = ()) -> tuple[list[Row], str, bool, str]:
     """Rows of the CAST or CREW join: a movie's entries (narrowed to the named people), or a person's movies
-    (acted in for cast, directed for crew); with the noun phrase and whether the movie/people were found."""
+    (acted in for cast, directed for crew); with the noun phrase, whether the movie/people were found, and
+    which same-title films the movie was guessed among ("" = none)."""
     if movie_name:
-        movie = _one_movie(ctx, movie_name, conditions)
+        movie, ambiguous = _one_movie(ctx, movie_name, conditions)
         rows = [_role_row(movie, entry, table) for entry in (movie or {}).get(table) or []]
         return _only_people(ctx, rows, person_name), f"{table} members of " + (
-            _movie_title(movie) if movie else repr(movie_name)), movie is not None
+            _movie_title(movie) if movie else repr(movie_name)), movie is not None, ambiguous
     if not person_name:
         raise KGValueError(f"get_movie_person_{table}() needs a movie or a person")
     wanted = [person_name] if isinstance(person_name, str) else list(person_name)
     rows, names = _movies_of_people(ctx, person_name, "acted_movies" if table == "cast" else "directed_movies", table)
     who = " and ".join(names) or repr(person_name)
     what = f"movies with {who} in the cast" if table == "cast" else f"movies directed by {who}"
-    return rows, what, len(names) == len(wanted)
+    return rows, what, len(names) == len(wanted), ""
 
 
 def _role_row(movie: dict, entry: dict, table: str) -> Row:
@@ -242,10 +245,33 @@ def _oscar_label(fields) -> str:
 
 
 # ---------------------------------------------------------------------- lookups
-def _one_movie(ctx: CallContext, movie_name: str, conditions: tuple[Condition, ...] = ()) -> dict | None:
-    picked = ctx.matcher.pick(movie_name, ctx.api.call("movie_get_movie_info", movie_name) or [], _movie_names,
-                              prefer=_year_clue(ctx, conditions))
-    return picked[0] if picked else None
+def _one_movie(ctx: CallContext, movie_name: str, conditions: tuple[Condition, ...] = ()) -> tuple[dict | None, str]:
+    """The movie meant, and (when films of its title were not told apart) the note saying so."""
+    found = ctx.api.call("movie_get_movie_info", movie_name) or []
+    clue = _title_clue(ctx, conditions, found)
+    picked = ctx.matcher.pick(movie_name, found, _movie_names, prefer=clue)
+    if not picked:
+        return None, ""
+    note = _same_title_note(picked, found) if clue is None else ()
+    return picked[0], note[0] if note else ""
+
+
+def _title_clue(ctx: CallContext, conditions: tuple[Condition, ...], candidates):
+    """Which of several same-title films is meant: the year clue (`_year_clue`), else the one whose cast or crew
+    holds a person the question names ("the little women with winona ryder"); None without a clue."""
+    clue = _year_clue(ctx, conditions)
+    if clue is not None:
+        return clue
+    question = f" {normalize_text(ctx.question)} "
+    if not question.strip() or not isinstance(candidates, (list, tuple)):
+        return None
+
+    def named_in_question(movie) -> bool:
+        people = [e.get("name") for part in ("cast", "crew") for e in (movie.get(part) or []) if isinstance(e, dict)]
+        return any(name and f" {normalize_text(name)} " in question for name in people)
+
+    movies = [m for m in candidates if isinstance(m, dict)]
+    return named_in_question if any(named_in_question(m) for m in movies) else None
 
 
 def _year_clue(ctx: CallContext, conditions: tuple[Condition, ...]):

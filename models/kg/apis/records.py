@@ -96,6 +96,8 @@ class Table:
             is empty for want of an entity, which says nothing about the world.
         stopped: set when `where` or `sorted_by` ran out of call budget or time part-way (the rows read
             so far are kept).
+        ambiguous: set when the name fits several entities (films of one title) and nothing told them apart:
+            the row shown is a guess, which the KG checks refuse as evidence (`models/kg/checks/fit.py`).
     """
 
     rows: tuple[Row, ...]
@@ -106,6 +108,7 @@ class Table:
     equals: Mapping[str, StringEquals] = field(default_factory=dict)
     found: bool = True  # the entity the call names was found (an empty table is then evidence of absence)
     stopped: str = ""  # why filtering or sorting stopped early (the call budget or the deadline); "" = it did not
+    ambiguous: str = ""  # which same-named entities the row was guessed among; "" = none
 
     @property
     def size(self) -> int:

@@ -1,0 +1,192 @@
+"""What an executed program found, checked against what the question asks, before any of it answers.
+
+- kind: the function cannot produce the kind of value asked (a film's budget from a stock-price function, a
+  person from a function that returns only numbers and dates): the program is no evidence;
+- key: the attribute that produced the program's own value is not the attribute asked (the opponent for "who
+  captained"): the value is not the answer, its facts go to the answer step. The attribute phrase of the question
+  (its words without the entity names, the dates and the question words) is matched to the key path (the key,
+  the function's own words for it, the call's conditions) lexically, then by embedding cosine
+  (`kg.key_match_threshold`, chosen by `scripts/sweep_key_match.py`);
+- place: a "City, State" question found the state itself: no evidence;
+- same-title: the program's rows are films of one title that the question's cues (a year, a person) did not tell
+  apart, or that the program blended: no evidence, so the answer is "i don't know" unless another source knows.
+"""
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+import numpy as np
+
+from models.kg.checks.check import NOT_FINAL, PASSED, REFUSED, Check
+from models.kg.checks.places import QualifiedPlace, is_qualifier
+from models.kg.language.ast import Call, Condition, ListArg
+from models.kg.language.values import normalize_text
+
+ALL_KINDS = frozenset({"name", "date", "amount", "price", "place", "number", "text"})
+_ROLES = frozenset({"name", "date", "number", "text"})
+# what each function's records can answer (data: tests check every registered function has a row)
+PRODUCES: dict[str, dict[str, frozenset[str]]] = {
+    "movie": {**dict.fromkeys(("get_movie", "get_movie_by_id"), frozenset({"date", "amount", "number", "text",
+                                                                           "name"})),
+              **dict.fromkeys(("get_person", "get_person_by_id", "get_movie_person_cast", "get_movie_person_crew",
+                               "get_movie_person_oscar"), _ROLES)},
+    "finance": {**dict.fromkeys(("get_stock_price", "get_stock_minute_prices"), frozenset({"price", "number", "date"})),
+                "get_stock_dividend": frozenset({"price", "date"}), "get_stock_market_cap": frozenset({"price"}),
+                "get_stock_pe_ratio": frozenset({"number"}), "get_stock_eps": frozenset({"price", "number"}),
+                "get_stock_info": ALL_KINDS, "get_company_names": frozenset({"name", "text"})},
+    "music": {"get_person": frozenset({"date", "place", "name", "text", "number"}),
+              "get_song": frozenset({"date", "name", "place", "text"}),
+              **dict.fromkeys(("get_grammy_person", "get_grammy_song"), frozenset({"number", "date"})),
+              "get_grammy_year": frozenset({"name", "text"}), "get_grammy_best_new_artists": frozenset({"name",
+                                                                                                      "date"}),
+              "get_billboard_rank": frozenset({"name", "text", "number", "date"}),
+              "get_billboard_song": frozenset({"number", "date", "name"})},
+    "sports": {**dict.fromkeys(("get_soccer_on_date", "get_soccer_last_game", "get_soccer_next_game"),
+                               frozenset({"date", "number", "name", "text", "place"})),
+               **dict.fromkeys(("get_nba_on_date", "get_nba_last_game", "get_nba_play_by_play"), _ROLES)},
+    "open": {"get_open": ALL_KINDS},
+}
+_AMOUNT = re.compile(r"\b(?:budget|box office|gross|grossed|revenue|salary|net worth|cost to (?:make|produce))\b")
+_PRICE = re.compile(r"\b(?:(?:stock|share|closing|opening) price|clos(?:e|ed|ing) at|open(?:ed)? at|trad(?:e|ed) at|"
+                    r"dividends?|eps|earnings per share|market cap(?:italization)?)\b")
+_NAME = re.compile(r"(?:who|whom|whose)\b")
+_DATE = re.compile(r"(?:when\b|(?:what|which|on what) (?:date|day)\b)")
+_PLACE = re.compile(r"(?:where\b|in (?:what|which) (?:country|city|state)\b)")
+_STOP = frozenset("""a an the of in on at for to from by with and or is was are were be been do does did done has have
+had what which who whom whose when where how why many much it its this that these those there their his her they
+he she me my i you your we our as than then about into onto up down out over per vs versus yet still ever just
+movie film song track album band artist stock share company team game match player person""".split())
+_WORD = re.compile(r"[a-z]+")
+
+
+def asked_kind(question: str) -> str:
+    """The kind of value the question asks for, where words say it plainly; "" when they do not."""
+    q = " ".join(question.lower().split())
+    for kind, pattern in (("name", _NAME), ("date", _DATE), ("place", _PLACE)):
+        if pattern.match(q):
+            return kind
+    if _AMOUNT.search(q):
+        return "amount"
+    if _PRICE.search(q):
+        return "price"
+    return ""
+
+
+def kind_check(question: str, domain: str, functions: Sequence[str]) -> Check:
+    """The last call's function must be able to produce the kind asked (`PRODUCES`)."""
+    kind = asked_kind(question)
+    if not kind or not functions:
+        return Check("kind", PASSED)
+    produced = PRODUCES.get(domain, {}).get(functions[-1], ALL_KINDS)
+    if kind in produced:
+        return Check("kind", PASSED, f"{functions[-1]}() gives {kind} values")
+    return Check("kind", REFUSED, f"the question asks for a {kind}; {functions[-1]}() gives only "
+                                  f"{', '.join(sorted(produced))} values")
+
+
+def attribute_phrase(question: str, arguments: Sequence[str]) -> str:
+    """The question's words about the attribute: without the entity names the program passed, the dates and
+    numbers, and the words every question has."""
+    named = {w for a in arguments for w in _WORD.findall(normalize_text(a))}
+    return " ".join(w for w in _WORD.findall(normalize_text(question)) if w not in _STOP and w not in named)
+
+
+def key_path(keys: Sequence[str], aliases: dict, call: Call | None) -> str:
+    """The key that produced a value, the function's words for it (its aliases), the call's own name and
+    conditions: the text the attribute phrase is compared with."""
+    words = []
+    for key in keys:
+        words.append(_split_key(key))
+        words += [alias for alias, target in (aliases or {}).items() if normalize_text(target) == normalize_text(key)]
+    if call is not None:
+        words.append(call.name.removeprefix("get_").replace("_", " "))
+        for arg in call.args:
+            for condition in _conditions(arg):
+                words.append(_split_key(condition.key))
+                if isinstance(condition.value.value, str):
+                    words.append(condition.value.value)
+    return " ".join(words)
+
+
+class KeyMatcher:
+    """Lexical match (shared stems) of the attribute phrase and the key path, else embedding cosine >= threshold.
+
+    Args:
+        embedder: `encode(texts, is_query=...)` of unit rows; None = lexical only (no match = cannot judge: pass).
+        threshold: the cosine needed (`kg.key_match_threshold`).
+    """
+
+    def __init__(self, embedder=None, threshold: float = 0.3):
+        self.embedder, self.threshold = embedder, threshold
+
+    def score(self, phrase: str, path: str) -> float | None:
+        """1.0 for shared stems, else the cosine (None without an embedder)."""
+        if lexical_match(phrase, path):
+            return 1.0
+        if self.embedder is None:
+            return None
+        vectors = np.asarray(self.embedder.encode([phrase, path], is_query=True))
+        return round(float(vectors[0] @ vectors[1]), 4)
+
+    def check(self, phrase: str, path: str) -> Check:
+        if not phrase.strip():
+            return Check("key", PASSED, "the question names no attribute beyond the entity")
+        score = self.score(phrase, path)
+        if score is None:
+            return Check("key", PASSED, f"no embedder to compare {phrase!r} with {path!r}")
+        if score >= self.threshold:
+            return Check("key", PASSED, f"{phrase!r} ~ {path!r} ({score:.2f})")
+        return Check("key", NOT_FINAL, f"the value comes from {path!r}, the question asks {phrase!r} "
+                                       f"({score:.2f} < {self.threshold:.2f})")
+
+
+def lexical_match(phrase: str, path: str) -> bool:
+    """A word of the phrase and one of the path share a stem (>= 5 letters in common, or equal words)."""
+    ours = set(_WORD.findall(phrase.lower())) - _STOP
+    theirs = set(_WORD.findall(normalize_text(path))) - _STOP - {"get"}
+    return any(a == b or (len(a) >= 5 and len(b) >= 5 and _common_prefix(a, b) >= 5) for a in ours for b in theirs)
+
+
+def place_check(places: tuple[QualifiedPlace, ...], entities: Sequence[str]) -> Check:
+    for entity in entities:
+        place = is_qualifier(entity, places)
+        if place is not None:
+            return Check("place", REFUSED, f"the program found {entity!r}, the state of the question's "
+                                           f"{place.whole!r}, not the place itself")
+    return Check("place", PASSED)
+
+
+def same_title_check(ambiguous: Sequence[str], row_entities: Sequence[str], counting: bool) -> Check:
+    """Films of one title not told apart (the API's note), or the rows of two same-title films blended."""
+    if ambiguous:
+        return Check("same-title", REFUSED, ambiguous[0])
+    if not counting:
+        seen = [normalize_text(e) for e in row_entities]
+        twins = sorted({e for e in seen if seen.count(e) > 1 and e})
+        if twins:
+            return Check("same-title", REFUSED, f"the program's rows blend {seen.count(twins[0])} records titled "
+                                                f"{twins[0]!r}")
+    return Check("same-title", PASSED)
+
+
+def _split_key(key: str) -> str:
+    return normalize_text(re.sub(r"(?<=[a-z])(?=[A-Z])", " ", str(key)))
+
+
+def _conditions(arg):
+    if isinstance(arg, Condition):
+        return [arg]
+    if isinstance(arg, ListArg):
+        return [item for item in arg.items if isinstance(item, Condition)]
+    return []
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+

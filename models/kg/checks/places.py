@@ -1,0 +1,66 @@
+"""Places written with their qualifier ("paris, texas", "portland, oregon"): one entity, not the state.
+
+A search for "texas" finds Texas; a search for "paris" finds Paris, France. The question means the city of that
+state, so a program argument naming only one half is written whole again (`slots.py`), and an entity that a
+program found for such a question is refused when it is the qualifier itself (`fit.py`).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from models.kg.language.values import normalize_text
+
+QUALIFIERS = tuple(sorted("""alabama alaska arizona arkansas california colorado connecticut delaware florida georgia
+hawaii idaho illinois indiana iowa kansas kentucky louisiana maine maryland massachusetts michigan minnesota
+mississippi missouri montana nebraska nevada ohio oklahoma oregon pennsylvania tennessee texas utah vermont
+virginia washington wisconsin wyoming""".split() + ["new hampshire", "new jersey", "new mexico", "new york",
+                                                     "north carolina", "north dakota", "rhode island",
+                                                     "south carolina", "south dakota", "west virginia",
+                                                     "district of columbia", "d.c.", "dc", "ontario", "quebec",
+                                                     "british columbia", "alberta"], key=len, reverse=True))
+# words that end a city's name when read backwards from the comma ("how many people live in | portland, oregon")
+_BEFORE_NAME = frozenset("""a an the in of at for from to near is was are were does did do live lives living located
+located situated what which where who how many much people population county city town state capital mayor
+about and or on by born""".split())
+_PLACE = re.compile(r"([a-z][a-z.'\- ]*?),\s*(" + "|".join(re.escape(q) for q in QUALIFIERS) + r")\b")
+
+
+@dataclass(frozen=True)
+class QualifiedPlace:
+    city: str
+    qualifier: str
+
+    @property
+    def whole(self) -> str:
+        return f"{self.city}, {self.qualifier}"
+
+
+def qualified_places(question: str) -> tuple[QualifiedPlace, ...]:
+    """The "City, State" names of a question ("paris, texas"), the city read back to the first function word."""
+    out = []
+    for match in _PLACE.finditer(question.lower()):
+        words = match.group(1).split()
+        city: list[str] = []
+        for word in reversed(words):
+            if word in _BEFORE_NAME:
+                break
+            city.insert(0, word)
+        if city:
+            out.append(QualifiedPlace(" ".join(city[-4:]), match.group(2)))
+    return tuple(out)
+
+
+def half_of(argument: str, places: tuple[QualifiedPlace, ...]) -> QualifiedPlace | None:
+    """The place whose city or qualifier alone `argument` names ("texas", "paris"), or None."""
+    written = normalize_text(argument)
+    for place in places:
+        if written in (normalize_text(place.city), normalize_text(place.qualifier)):
+            return place
+    return None
+
+
+def is_qualifier(entity: str, places: tuple[QualifiedPlace, ...]) -> QualifiedPlace | None:
+    """The place whose qualifier `entity` (a found entity's name) is, or None."""
+    name = normalize_text(entity)
+    return next((p for p in places if name == normalize_text(p.qualifier)), None)
