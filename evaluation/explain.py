@@ -36,6 +36,10 @@ def format_trace(record: Mapping[str, Any], verdict: Mapping[str, Any] | None = 
     if kg:
         lines.append(f"kg program {kg.get('program')!r} -> {kg.get('outcome')}"
                      + (f" ({kg.get('error')})" if kg.get("error") else ""))
+        if kg.get("repaired"):
+            lines.append(f"  run as {kg['repaired']!r}")
+        lines.extend(f"  check {c['check']}: {c['verdict']} ({c['why']})" for c in kg.get("checks") or []
+                     if c.get("verdict") != "passed")
         if kg.get("direct"):
             lines.append(f"  direct value {kg['direct']!r}")
         lines.extend(f"  fact: {fact}" for fact in kg.get("facts") or [])

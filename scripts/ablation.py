@@ -8,7 +8,8 @@ yes/no and count questions, with this package's evaluator and normalized judge.
 Configurations (rows): the base profile, then one module switched on at a time (web page processing, the
 attribute predictor under each dynamic policy, the reasoning step with and without its backup summarizer,
 with the calculator, with the knowledge extractor), then all of them, and `computed-off`: the base profile with
-`verifier.computed_answers` off (choice, yes/no and count questions checked as before issue 29). Suites
+`verifier.computed_answers` off (choice, yes/no and count questions checked as before issue 29), and
+`kg-checks-off`: the base profile with `kg.program_checks` off (KG programs as generated, before issue 30). Suites
 (column groups): the bundled sample (Task 1), the 10 real dev questions (`../shared/crag/dev_data.jsonl.bz2`
 with the grader's tokenizer), the Task-2 sample (bundled mock KG API) and the Task-3 sample;
 `--data/--task/--tokenizer` define one suite of your own instead.
@@ -55,6 +56,7 @@ CONFIGURATIONS: dict[str, dict] = {
     "+reasoning+knowledge": {**REASONING, **KNOWLEDGE},
     "all": {**WEB, **ATTRIBUTES, **CALCULATOR, **KNOWLEDGE, **REASONING},
     "computed-off": {"verifier.computed_answers": False},  # issue 29's before: the same code, the switch off
+    "kg-checks-off": {"kg.program_checks": False},  # issue 30's before: no KG program checks
 }
 
 

@@ -37,3 +37,15 @@ def test_stages_the_profile_did_not_run_print_nothing():
     text = format_trace({**RECORD, "trace": {"source": "web", "attempts": []}})
     for label in ("web pages", "attribute", "knowledge", "calculator", "reasoning"):
         assert f"\n{label}" not in text
+
+
+def test_a_kg_program_shows_its_repairs_and_the_checks_that_did_not_pass():
+    kg = {"program": 'get_soccer_on_date("2024-02-17", "rivermouth athletic")["opponent"]',
+          "repaired": 'get_soccer_on_date("rivermouth athletic", "2024-02-17")["opponent"]', "outcome": "executed",
+          "checks": [{"check": "slot", "verdict": "repaired", "why": "team_name and date swapped"},
+                     {"check": "kind", "verdict": "passed", "why": ""},
+                     {"check": "key", "verdict": "not final", "why": "the value comes from 'opponent'"}]}
+    text = format_trace({**RECORD, "trace": {"kg": kg}})
+    assert "run as 'get_soccer_on_date(\"rivermouth athletic\", \"2024-02-17\")[\"opponent\"]'" in text
+    assert "check slot: repaired (team_name and date swapped)" in text
+    assert "check key: not final (the value comes from 'opponent')" in text and "check kind" not in text

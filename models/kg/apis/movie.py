@@ -59,11 +59,30 @@ def get_movie(ctx: CallContext, movie_name: str, condition: tuple[Condition, ...
     budget, revenue, rating, length, genres, directors."""
     found = ctx.api.call("movie_get_movie_info", movie_name)
     clue = _title_clue(ctx, condition, found)
-    movies = ctx.pick(movie_name, found, _movie_names, clue)
+    movies, notes = _settle_title(ctx.pick(movie_name, found, _movie_names, clue), found, clue)
     rows = [Row(_movie_fields(m), _movie_title(m), "title") for m in movies]
-    notes = _same_title_note(movies, found) if len(movies) == 1 and clue is None else ()
     return Table(tuple(rows), f"movie matching {movie_name!r}", notes=notes, aliases=_MOVIE_ALIASES,
                  found=bool(rows), ambiguous=notes[0] if notes else "")
+
+
+def _settle_title(picked: list[dict], candidates, clue) -> tuple[list[dict], tuple[str, ...]]:
+    """One picked film among several of its title: the one the clue accepts (whichever stage of the matcher
+    picked it), else the note that nothing told them apart."""
+    if len(picked) != 1 or not isinstance(candidates, (list, tuple)):
+        return picked, ()
+    title = normalize_text(_movie_title(picked[0]))
+    twins = [m for m in candidates if isinstance(m, dict) and normalize_text(_movie_title(m)) == title]
+    accepted = [m for m in twins if clue is not None and _accepts_clue(clue, m)]
+    if len(twins) > 1 and len(accepted) == 1:
+        return accepted, ()
+    return picked, _same_title_note(picked, candidates) if len(accepted) != 1 else ()
+
+
+def _accepts_clue(clue, movie) -> bool:
+    try:
+        return bool(clue(movie))
+    except Exception:  # noqa: BLE001 - a clue that cannot be read on this record does not apply
+        return False
 
 
 def _same_title_note(picked: list[dict], candidates) -> tuple[str, ...]:
@@ -249,11 +268,8 @@ def _one_movie(ctx: CallContext, movie_name: str, conditions: tuple[Condition, .
     """The movie meant, and (when films of its title were not told apart) the note saying so."""
     found = ctx.api.call("movie_get_movie_info", movie_name) or []
     clue = _title_clue(ctx, conditions, found)
-    picked = ctx.matcher.pick(movie_name, found, _movie_names, prefer=clue)
-    if not picked:
-        return None, ""
-    note = _same_title_note(picked, found) if clue is None else ()
-    return picked[0], note[0] if note else ""
+    picked, note = _settle_title(ctx.matcher.pick(movie_name, found, _movie_names, prefer=clue), found, clue)
+    return (picked[0], note[0] if note else "") if picked else (None, "")
 
 
 def _title_clue(ctx: CallContext, conditions: tuple[Condition, ...], candidates):

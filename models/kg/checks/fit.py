@@ -53,16 +53,22 @@ _PRICE = re.compile(r"\b(?:(?:stock|share|closing|opening) price|clos(?:e|ed|ing
 _NAME = re.compile(r"(?:who|whom|whose)\b")
 _DATE = re.compile(r"(?:when\b|(?:what|which|on what) (?:date|day)\b)")
 _PLACE = re.compile(r"(?:where\b|in (?:what|which) (?:country|city|state)\b)")
+# "where did msft close yesterday?": a price, not a place
+_WHERE_PRICE = re.compile(r"where (?:did|does|do|will|was|is)\b.*\b(?:close|closed|end|ended|finish|finished|trade|"
+                          r"traded|open|opened|settle|settled)\b")
 _STOP = frozenset("""a an the of in on at for to from by with and or is was are were be been do does did done has have
 had what which who whom whose when where how why many much it its this that these those there their his her they
 he she me my i you your we our as than then about into onto up down out over per vs versus yet still ever just
 movie film song track album band artist stock share company team game match player person""".split())
 _WORD = re.compile(r"[a-z]+")
+_NAME_KEYS = frozenset({"name", "title", "film", "movie name", "player", "artist", "song"})
 
 
 def asked_kind(question: str) -> str:
     """The kind of value the question asks for, where words say it plainly; "" when they do not."""
     q = " ".join(question.lower().split())
+    if _WHERE_PRICE.match(q):
+        return "price"
     for kind, pattern in (("name", _NAME), ("date", _DATE), ("place", _PLACE)):
         if pattern.match(q):
             return kind
@@ -85,28 +91,33 @@ def kind_check(question: str, domain: str, functions: Sequence[str]) -> Check:
                                   f"{', '.join(sorted(produced))} values")
 
 
-def attribute_phrase(question: str, arguments: Sequence[str]) -> str:
-    """The question's words about the attribute: without the entity names the program passed, the dates and
-    numbers, and the words every question has."""
+def attribute_phrase(question: str, arguments: Sequence[str], dates: Sequence[str] = ()) -> str:
+    """The question's words about the attribute: without the entity names the program passed, the dates as the
+    question wrote them, numbers, and the words every question has."""
     named = {w for a in arguments for w in _WORD.findall(normalize_text(a))}
-    return " ".join(w for w in _WORD.findall(normalize_text(question)) if w not in _STOP and w not in named)
+    text = question.lower()
+    for written in dates:
+        text = text.replace(written.lower(), " ")
+    return " ".join(w for w in _WORD.findall(normalize_text(text)) if w not in _STOP and w not in named)
 
 
 def key_path(keys: Sequence[str], aliases: dict, call: Call | None) -> str:
-    """The key that produced a value, the function's words for it (its aliases), the call's own name and
-    conditions: the text the attribute phrase is compared with."""
-    words = []
+    """The key that produced a value and the function's words for it (its aliases), then after " | " the call's
+    own name and conditions: the text the attribute phrase is compared with. The key part alone is matched
+    lexically, except for a row's own name ("name", "title"): then the conditions say which one was asked
+    (`eq(job, "original music composer")["name"]` answers "who wrote the music")."""
+    words, context = [], []
     for key in keys:
         words.append(_split_key(key))
         words += [alias for alias, target in (aliases or {}).items() if normalize_text(target) == normalize_text(key)]
     if call is not None:
-        words.append(call.name.removeprefix("get_").replace("_", " "))
+        context.append(call.name.removeprefix("get_").replace("_", " "))
         for arg in call.args:
             for condition in _conditions(arg):
-                words.append(_split_key(condition.key))
+                context.append(_split_key(condition.key))
                 if isinstance(condition.value.value, str):
-                    words.append(condition.value.value)
-    return " ".join(words)
+                    (words if _NAME_KEYS & set(map(normalize_text, keys)) else context).append(condition.value.value)
+    return " ".join(words) + (" | " + " ".join(context) if context else "")
 
 
 class KeyMatcher:
@@ -117,16 +128,16 @@ class KeyMatcher:
         threshold: the cosine needed (`kg.key_match_threshold`).
     """
 
-    def __init__(self, embedder=None, threshold: float = 0.3):
+    def __init__(self, embedder=None, threshold: float = 0.4):
         self.embedder, self.threshold = embedder, threshold
 
     def score(self, phrase: str, path: str) -> float | None:
         """1.0 for shared stems, else the cosine (None without an embedder)."""
-        if lexical_match(phrase, path):
+        if lexical_match(phrase, path.split(" | ")[0]):
             return 1.0
         if self.embedder is None:
             return None
-        vectors = np.asarray(self.embedder.encode([phrase, path], is_query=True))
+        vectors = np.asarray(self.embedder.encode([phrase, path.replace(" | ", " ")], is_query=True))
         return round(float(vectors[0] @ vectors[1]), 4)
 
     def check(self, phrase: str, path: str) -> Check:

@@ -20,7 +20,7 @@ class ProgramChecks:
         enabled: False = no check runs and the question goes to the generator as written (`kg.program_checks`).
     """
 
-    def __init__(self, embedder=None, key_threshold: float = 0.3, enabled: bool = True):
+    def __init__(self, embedder=None, key_threshold: float = 0.4, enabled: bool = True):
         self.keys = KeyMatcher(embedder, key_threshold)
         self.enabled = enabled
 
@@ -36,16 +36,17 @@ class ProgramChecks:
             return program, []
         arguments = ArgumentChecks(query.text, question_dates(query.text, query.time), qualified_places(query.text),
                                    query.time)
-        return arguments.check(program, signatures)
+        program, checks = arguments.check(program, signatures)
+        calls = [s.head.name for s in program.statements if isinstance(s.head, Call)]
+        return program, checks + [kind_check(query.text, program.domain or "", calls)]  # the function alone decides
 
     def after(self, program: Program, result, query: Query, direct: str) -> list[Check]:
-        """Verdicts on what the program found: kind, place and same-title refuse it, key makes its value not
-        final."""
+        """Verdicts on what the program found: place and same-title refuse it, key makes its value not final."""
         if not self.enabled:
             return []
         calls = [s.head for s in program.statements if isinstance(s.head, Call)]
         final = [s for s in result.statements if not s.consumed]
-        checks = [kind_check(query.text, program.domain or "", [c.name for c in calls])]
+        checks = []
         tables = [s.table for s in final if s.table is not None]
         entities = [row.entity for table in tables for row in table.rows[:20]]
         checks.append(place_check(qualified_places(query.text), entities))
@@ -59,7 +60,8 @@ class ProgramChecks:
         if direct and last is not None and (keys or not counting):  # a count of rows answers "how many" itself
             head = last.statement.head if isinstance(last.statement.head, Call) else (calls[-1] if calls else None)
             aliases = last.table.aliases if last.table is not None else {}
-            phrase = attribute_phrase(query.text, _string_arguments(program))
+            dates = [d.written for d in question_dates(query.text, query.time)]
+            phrase = attribute_phrase(query.text, _string_arguments(program), dates)
             checks.append(self.keys.check(phrase, key_path(keys, aliases, head)))
         return checks
 

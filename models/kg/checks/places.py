@@ -22,7 +22,7 @@ virginia washington wisconsin wyoming""".split() + ["new hampshire", "new jersey
 # words that end a city's name when read backwards from the comma ("how many people live in | portland, oregon")
 _BEFORE_NAME = frozenset("""a an the in of at for from to near is was are were does did do live lives living located
 located situated what which where who how many much people population county city town state capital mayor
-about and or on by born""".split())
+about and or on by born call calls called named visit visiting""".split())
 _PLACE = re.compile(r"([a-z][a-z.'\- ]*?),\s*(" + "|".join(re.escape(q) for q in QUALIFIERS) + r")\b")
 
 

@@ -94,12 +94,23 @@ class ArgumentChecks:
         if self._is_date(value):
             checks.append(Check("slot", REFUSED, f"{name}(): the date {value!r} is in the {param} slot"))
             return arg
-        inside = [str(y) for y in self.years if str(y) in value and normalize_text(value) != str(y)]
-        inside += [d.iso for d in self.dates if d.iso in value or d.written.lower() in value.lower()]
-        if inside:
-            checks.append(Check("slot", REFUSED, f"{name}(): the question's {inside[0]!r} is inside the {param} "
+        dated = [d.iso for d in self.dates if d.iso in value or d.written.lower() in value.lower()]
+        if dated:
+            checks.append(Check("slot", REFUSED, f"{name}(): the question's {dated[0]!r} is inside the {param} "
                                                  f"argument {value!r}: it belongs in its own slot"))
             return arg
+        years = [y for y in self.years if re.search(rf"\b{y}\b", value) and normalize_text(value) != str(y)]
+        if years:  # "the 2021 dune": the year is a cue the API reads from the question, not part of the name
+            bare = " ".join(re.sub(rf"^(?:the\s+)?{years[0]}\s+|\s+(?:in\s+|of\s+)?{years[0]}$|\({years[0]}\)", " ",
+                                   value.strip(), flags=re.IGNORECASE).split())
+            if not bare or str(years[0]) in bare:
+                checks.append(Check("slot", REFUSED, f"{name}(): the question's year {years[0]} is inside the {param} "
+                                                     f"argument {value!r}: it belongs in its own slot"))
+                return arg
+            checks.append(Check("slot", REPAIRED, f"{name}(): the year {years[0]} taken out of the {param} argument "
+                                                  f"{value!r}: the question's year picks among same-named entities"))
+            arg = replace(arg, value=bare)
+            value = bare
         place = half_of(value, self.places)
         if place is not None:
             checks.append(Check("place", REPAIRED, f"{name}(): {value!r} is half of the question's "
