@@ -424,6 +424,9 @@ def _names_entity(text: str, entity: Sequence[str]) -> bool:
     return bool(entity) and sum(stem(w) in words for w in entity) * 2 >= len(entity) and not namesake(text, entity)
 
 
+_VALUE_STATEMENT = re.compile(r"The [\w ]+? of .+? (?:is|are) [^;]+\.?$")
+
+
 def _matching_records(question: str, entity: Sequence[str], records: Sequence[str]) -> list[str]:
     """The structured records holding every word the question pins the count with (the entity, "72nd", ...);
     for a question about wins, only the records of a win ("(won)"), never "(did not win)"."""
@@ -432,6 +435,8 @@ def _matching_records(question: str, entity: Sequence[str], records: Sequence[st
     wins = bool(re.search(r"\b(?:win|won|wins)\b", question.lower()))
     out = []
     for record in records:
+        if _VALUE_STATEMENT.match(record.strip()):
+            continue  # "The GF of Arsenal vs Brentford ... is 2.": one attribute's value, not a record of the counted
         words = {stem(w) for w in _words(record)}
         if not all(stem(w) in words for w in entity):
             continue

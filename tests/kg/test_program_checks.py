@@ -83,10 +83,15 @@ def test_a_range_the_question_asks_for_is_kept(pathway):
     assert verdicts(evidence) == {} and len(evidence.facts) >= 1
 
 
-def test_a_date_argument_with_no_date_in_the_question_is_refused(pathway):
-    evidence = run(pathway, "finance", "what is the fifty-two week peak of qlrx?",
-                   'get_stock_price("qlrx", "52")["high"]')
-    assert evidence.outcome == "refused" and verdicts(evidence) == {"date": "refused"} and not evidence.facts
+@pytest.mark.parametrize("question,program,check", [
+    # 1: a date argument when the question names no date
+    ("what is the fifty-two week peak of qlrx?", 'get_stock_price("qlrx", "52")["high"]', "date"),
+    # 3: a film's budget from a stock-price function
+    ("what did the lantern keeper cost to make?", 'get_stock_price("the lantern keeper", "latest")["close"]', "kind"),
+])
+def test_a_refused_finance_program_is_no_evidence(pathway, question, program, check):
+    evidence = run(pathway, "finance", question, program)
+    assert evidence.outcome == "refused" and verdicts(evidence) == {check: "refused"} and not evidence.facts
 
 
 # ------------------------------------------------------------------------------------------ 2. arguments in slots
@@ -122,12 +127,6 @@ def test_a_year_condition_holds_the_question_year():
 
 
 # ------------------------------------------------------------------------------------------ 3. a function of another kind
-def test_a_film_budget_from_a_stock_price_function_is_no_evidence(pathway):
-    evidence = run(pathway, "finance", "what did the lantern keeper cost to make?",
-                   'get_stock_price("the lantern keeper", "latest")["close"]')
-    assert evidence.outcome == "refused" and verdicts(evidence) == {"kind": "refused"} and not evidence.facts
-
-
 def test_the_function_of_the_asked_kind_passes(pathway):
     evidence = run(pathway, "movie", "what was the production budget of the lantern keeper?",
                    'get_movie("the lantern keeper")["budget"]')

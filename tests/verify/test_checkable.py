@@ -193,3 +193,10 @@ def test_unseen_acceptance_traps_a_kg_value_is_no_yes_and_quantities_are_not_cou
                        source="kg-direct")
     assert decision.answer == "i don't know" and not decision.accepted
     assert check_count("how many goals did arsenal score in march 2024?", [], listed="6, 2").answer == ""
+
+
+def test_one_attribute_value_is_no_record_to_count():
+    # issue 30's acceptance set: "how many fans ..." was answered 1, the number of KG value statements
+    computed = check_count("how many fans attended arsenal's home game against brentford on march 9, 2024?",
+                           ["The GF of Arsenal vs Brentford on 2024-03-09 is 2."], facts=1)
+    assert computed.answer == ""
