@@ -238,7 +238,14 @@ def _asks_number(q):
     return bool(_NUMBER_WORDS.search(q))
 
 
+# "where did msft close yesterday?" asks a price: a trading verb after "where did ..." is no place
+WHERE_TRADED = re.compile(r"where (?:did|does|do|will|was|is)\b.*\b(?:close|closed|end|ended|finish|finished|trade|"
+                          r"traded|open|opened|settle|settled)\b")
+
+
 def _asks_place(q):
+    if WHERE_TRADED.match(q):
+        return False
     return bool(re.match(r"where\b", q) or re.search(rf"\b(?:which|what) (?:{'|'.join(_PLACE_WORDS)})\b", q))
 
 

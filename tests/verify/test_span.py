@@ -232,3 +232,10 @@ def test_every_kind_is_one_row_whose_cases_read_as_that_kind():
         for case in kind.cases:
             assert question_kind(case) == kind.name, (case, kind.name)
     assert {k.name for k in KINDS if k.compute is not None} == {"choice", "yes/no", "count", "sum or difference"}
+
+
+def test_where_a_stock_closed_asks_no_place():
+    from models.verify.span import question_kind
+
+    assert question_kind("where did microsoft stock close yesterday?") != "place"
+    assert question_kind("where was the eiffel tower built?") == "place"

@@ -22,6 +22,7 @@ from models.kg.checks.check import NOT_FINAL, PASSED, REFUSED, Check
 from models.kg.checks.places import QualifiedPlace, is_qualifier
 from models.kg.language.ast import Call, Condition, ListArg
 from models.kg.language.values import normalize_text
+from models.verify.span import WHERE_TRADED
 
 ALL_KINDS = frozenset({"name", "date", "amount", "price", "place", "number", "text"})
 _ROLES = frozenset({"name", "date", "number", "text"})
@@ -53,9 +54,7 @@ _PRICE = re.compile(r"\b(?:(?:stock|share|closing|opening) price|clos(?:e|ed|ing
 _NAME = re.compile(r"(?:who|whom|whose)\b")
 _DATE = re.compile(r"(?:when\b|(?:what|which|on what) (?:date|day)\b)")
 _PLACE = re.compile(r"(?:where\b|in (?:what|which) (?:country|city|state)\b)")
-# "where did msft close yesterday?": a price, not a place
-_WHERE_PRICE = re.compile(r"where (?:did|does|do|will|was|is)\b.*\b(?:close|closed|end|ended|finish|finished|trade|"
-                          r"traded|open|opened|settle|settled)\b")
+
 _STOP = frozenset("""a an the of in on at for to from by with and or is was are were be been do does did done has have
 had what which who whom whose when where how why many much it its this that these those there their his her they
 he she me my i you your we our as than then about into onto up down out over per vs versus yet still ever just
@@ -67,7 +66,7 @@ _NAME_KEYS = frozenset({"name", "title", "film", "movie name", "player", "artist
 def asked_kind(question: str) -> str:
     """The kind of value the question asks for, where words say it plainly; "" when they do not."""
     q = " ".join(question.lower().split())
-    if _WHERE_PRICE.match(q):
+    if WHERE_TRADED.match(q):  # "where did msft close yesterday?": a price, not a place
         return "price"
     for kind, pattern in (("name", _NAME), ("date", _DATE), ("place", _PLACE)):
         if pattern.match(q):
