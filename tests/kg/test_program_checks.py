@@ -133,6 +133,12 @@ def test_the_function_of_the_asked_kind_passes(pathway):
     assert verdicts(evidence) == {} and evidence.direct == "12,000,000"
 
 
+def test_a_difference_asked_is_no_single_value(pathway):
+    evidence = run(pathway, "sports", "by how many goals did rivermouth athletic beat oakvale united on feb 17th 2024?",
+                   'get_soccer_on_date("rivermouth athletic", "2024-02-17")["GF"]')
+    assert verdicts(evidence) == {"kind": "not final"} and evidence.direct == "" and evidence.facts
+
+
 @pytest.mark.parametrize("question,kind", [
     ("who scored for rivermouth athletic?", "name"), ("when did the lantern keeper open?", "date"),
     ("where did qlrx close on monday?", "price"), ("where was the lantern keeper shot?", "place"),

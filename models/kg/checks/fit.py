@@ -90,6 +90,18 @@ def kind_check(question: str, domain: str, functions: Sequence[str]) -> Check:
                                   f"{', '.join(sorted(produced))} values")
 
 
+_DIFFERENCE = re.compile(r"^by how (?:many|much)\b|\bdifference (?:between|in)\b|\bhow (?:many|much) (?:more|fewer|less|"
+                         r"higher|lower|bigger|smaller|longer|shorter|older|younger)\b|\bmargin\b")
+
+
+def difference_check(question: str, direct: str) -> Check:
+    """A difference asked ("by how many points did they win?") is no single value the program selected: the
+    value is not final (its facts still reach the answer step, where a difference is computed from both values)."""
+    if direct and _DIFFERENCE.search(" ".join(question.lower().split())):
+        return Check("kind", NOT_FINAL, f"the question asks for a difference; {direct!r} is one value")
+    return Check("kind", PASSED)
+
+
 def attribute_phrase(question: str, arguments: Sequence[str], dates: Sequence[str] = ()) -> str:
     """The question's words about the attribute: without the entity names the program passed, the dates as the
     question wrote them, numbers, and the words every question has."""

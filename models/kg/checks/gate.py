@@ -5,7 +5,8 @@ from typing import Sequence
 
 from models.kg.checks.check import NOT_FINAL, REFUSED, Check
 from models.kg.checks.dates import normalise_dates, question_dates
-from models.kg.checks.fit import KeyMatcher, attribute_phrase, key_path, kind_check, place_check, same_title_check
+from models.kg.checks.fit import (KeyMatcher, attribute_phrase, difference_check, key_path, kind_check, place_check,
+                                  same_title_check)
 from models.kg.checks.places import qualified_places
 from models.kg.checks.slots import ArgumentChecks
 from models.kg.language.ast import Call, Condition, Length, ListArg, Literal, Program
@@ -46,7 +47,7 @@ class ProgramChecks:
             return []
         calls = [s.head for s in program.statements if isinstance(s.head, Call)]
         final = [s for s in result.statements if not s.consumed]
-        checks = []
+        checks = [difference_check(query.text, direct)]
         tables = [s.table for s in final if s.table is not None]
         entities = [row.entity for table in tables for row in table.rows[:20]]
         checks.append(place_check(qualified_places(query.text), entities))
