@@ -14,7 +14,6 @@ flat top: the lower threshold keeps more right values final). A pair matched lex
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 from pathlib import Path
@@ -30,7 +29,8 @@ def pairs(per_template: int, profile: str, seed: int = 0) -> list[tuple[str, str
     from models.kg.apis import compile_program
     from models.kg.checks.dates import question_dates
     from models.kg.checks.fit import attribute_phrase, key_path
-    from models.kg.checks.gate import _string_arguments
+    from models.kg.checks.gate import program_names
+    from models.kg.client import MockAPIClient
     from models.kg.executor import execute
     from models.kg.language.ast import Call
     from models.kg.pathway import KGPathway
@@ -43,8 +43,7 @@ def pairs(per_template: int, profile: str, seed: int = 0) -> list[tuple[str, str
     rng = random.Random(seed)
     out = []
     with running_server(kg_dir=None, port=0) as url:
-        os.environ["CRAG_MOCK_API_URL"] = url
-        kg = KGPathway.from_config(config.kg, embedder=embedder)
+        kg = KGPathway(config.kg, MockAPIClient(url), embedder=embedder)
         for example in examples:
             query = Query(example.id, example.query, example.query_time)
             try:
@@ -59,7 +58,7 @@ def pairs(per_template: int, profile: str, seed: int = 0) -> list[tuple[str, str
             head = last.statement.head if isinstance(last.statement.head, Call) else None
             keys = list(dict.fromkeys(v.key for v in last.values))
             dates = [d.written for d in question_dates(query.text, query.time)]
-            phrase = attribute_phrase(query.text, _string_arguments(program), dates)
+            phrase = attribute_phrase(query.text, program_names(program), dates)
             if not phrase.strip():
                 continue
             out.append((phrase, key_path(keys, last.table.aliases, head), True))

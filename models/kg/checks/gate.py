@@ -62,7 +62,7 @@ class ProgramChecks:
             head = last.statement.head if isinstance(last.statement.head, Call) else (calls[-1] if calls else None)
             aliases = last.table.aliases if last.table is not None else {}
             dates = [d.written for d in question_dates(query.text, query.time)]
-            phrase = attribute_phrase(query.text, _string_arguments(program), dates)
+            phrase = attribute_phrase(query.text, program_names(program), dates)
             checks.append(self.keys.check(phrase, key_path(keys, aliases, head)))
         return checks
 
@@ -75,7 +75,7 @@ def not_final(checks: Sequence[Check]) -> Check | None:
     return next((c for c in checks if c.verdict == NOT_FINAL), None)
 
 
-def _string_arguments(program: Program) -> list[str]:
+def program_names(program: Program) -> list[str]:
     """The program's entity names (the attribute phrase leaves their words out)."""
     out = []
 

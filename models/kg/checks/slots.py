@@ -22,7 +22,7 @@ from datetime import datetime
 from models.kg.checks.check import REFUSED, REPAIRED, Check
 from models.kg.checks.dates import QuestionDate, same_span
 from models.kg.checks.places import QualifiedPlace, half_of
-from models.kg.language.ast import Call, Condition, ListArg, Literal, Program, Statement
+from models.kg.language.ast import Call, Condition, ListArg, Literal, Program
 from models.kg.language.errors import KGValueError
 from models.kg.language.signature import ArgKind, Signature
 from models.kg.language.timeexpr import resolve_time
