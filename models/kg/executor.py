@@ -182,7 +182,7 @@ class _Executor:
         call: Call = statement.head
         function = self.functions[call.name]
         ctx = CallContext(self.api, self.now, self.matcher, statement.all_matches, self.question)
-        conditions = tuple(c for arg in call.args for c in _conditions(arg))
+        conditions = tuple(c for arg in call.args for c in conditions_of(arg))
         stars = [i for i, arg in enumerate(call.args) if isinstance(arg, Star)]
         if not stars:
             args = [_argument(a) for a in call.args]
@@ -307,7 +307,7 @@ def _flatten(value: Any) -> list:
     return [] if value in (None, "") else [value]
 
 
-def _conditions(arg) -> tuple[Condition, ...]:
+def conditions_of(arg) -> tuple[Condition, ...]:
     """The conditions an argument holds (a condition, or the conditions of a list; nothing else)."""
     if isinstance(arg, Condition):
         return (arg,)

@@ -209,10 +209,10 @@ class KGPathway:
             return KGEvidence(text, "empty")
         calls, checks = describe_calls(program), tuple(c.as_trace() for c in before)
         repaired = format_program(program) if any(c.verdict == "repaired" for c in before) else ""
-        if refused(before):
-            log.info("KG program for %s refused: %s", query.interaction_id, refused(before).why)
-            return KGEvidence(text, "refused", error=refused(before).why, calls=calls, checks=checks,
-                              repaired=repaired)
+        refusal = refused(before)
+        if refusal is not None:
+            log.info("KG program for %s refused: %s", query.interaction_id, refusal.why)
+            return KGEvidence(text, "refused", error=refusal.why, calls=calls, checks=checks, repaired=repaired)
         try:
             # the HTTP client's calls end by the stage deadline too, not only start before it
             bounded = getattr(self.client, "bounded_by", None)
@@ -237,9 +237,10 @@ class KGPathway:
         direct = direct_answer(result, max_direct_items)
         after = self._after(program, result, query, direct)
         checks += tuple(c.as_trace() for c in after)
-        if refused(after):
-            log.info("KG evidence for %s refused: %s", query.interaction_id, refused(after).why)
-            return KGEvidence(text, "refused", error=refused(after).why, statements=statements, calls=calls,
+        refusal = refused(after)
+        if refusal is not None:
+            log.info("KG evidence for %s refused: %s", query.interaction_id, refusal.why)
+            return KGEvidence(text, "refused", error=refusal.why, statements=statements, calls=calls,
                               checks=checks, repaired=repaired)
         outcome = "stopped" if result.stopped else "executed"
         return KGEvidence(text, outcome, tuple(facts), "" if not_final(after) else direct, error=result.stopped,

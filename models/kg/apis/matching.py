@@ -79,7 +79,7 @@ class EntityMatcher:
             if accepted:
                 return [items[i] for i in dict.fromkeys(accepted)]
         same_title = [i for stage in stages[:_SAME_TITLE_STAGES] for i in stage]
-        preferred = [i for i in same_title if prefer is not None and _accepts(prefer, items[i])]
+        preferred = [i for i in same_title if prefer is not None and accepts(prefer, items[i])]
         best = preferred or next((stage for stage in stages if stage), [])
         if not best:
             best = self._embedding_match(query, flat)
@@ -132,7 +132,7 @@ def _generic_rest(written: str, candidate: str) -> bool:
     return all(word in _GENERIC_WORDS for word in rest)
 
 
-def _accepts(prefer: Callable, item) -> bool:
+def accepts(prefer: Callable, item) -> bool:
     try:
         return bool(prefer(item))
     except Exception:  # a clue that cannot be read on this record simply does not apply
@@ -140,4 +140,4 @@ def _accepts(prefer: Callable, item) -> bool:
 
 
 def _preferred_first(stage: list[int], items: Sequence, prefer: Callable) -> list[int]:
-    return [i for i in stage if _accepts(prefer, items[i])] + [i for i in stage if not _accepts(prefer, items[i])]
+    return [i for i in stage if accepts(prefer, items[i])] + [i for i in stage if not accepts(prefer, items[i])]

@@ -18,6 +18,7 @@ import functools
 from typing import Any
 
 from models.kg.apis.context import CallContext
+from models.kg.apis.matching import accepts
 from models.kg.apis.records import LazyRecord, Row, Table
 from models.kg.apis.registry import kg_function
 from models.kg.language.ast import Condition
@@ -72,28 +73,19 @@ def _settle_title(picked: list[dict], candidates, clue) -> tuple[list[dict], tup
         return picked, ()
     title = normalize_text(_movie_title(picked[0]))
     twins = [m for m in candidates if isinstance(m, dict) and normalize_text(_movie_title(m)) == title]
-    accepted = [m for m in twins if clue is not None and _accepts_clue(clue, m)]
+    accepted = [m for m in twins if clue is not None and accepts(clue, m)]
     if len(twins) > 1 and len(accepted) == 1:
         return accepted, ()
-    return picked, _same_title_note(picked, candidates) if len(accepted) != 1 else ()
+    return picked, _same_title_note(picked[0], twins) if len(accepted) != 1 else ()
 
 
-def _accepts_clue(clue, movie) -> bool:
-    try:
-        return bool(clue(movie))
-    except Exception:  # noqa: BLE001 - a clue that cannot be read on this record does not apply
-        return False
-
-
-def _same_title_note(picked: list[dict], candidates) -> tuple[str, ...]:
+def _same_title_note(picked: dict, twins: list[dict]) -> tuple[str, ...]:
     """Several films share the chosen title and nothing told them apart: say so, so the answer can hedge."""
-    title = normalize_text(_movie_title(picked[0]))
-    twins = [m for m in candidates if isinstance(m, dict) and normalize_text(_movie_title(m)) == title]
     if len(twins) < 2:
         return ()
     years = ", ".join(str(_year(m.get("release_date")) or "year unknown") for m in twins)
-    return (f"{len(twins)} movies are titled {_movie_title(picked[0])} (released {years}); the one released "
-            f"{_year(picked[0].get('release_date')) or 'in an unknown year'} is shown.",)
+    return (f"{len(twins)} movies are titled {_movie_title(picked)} (released {years}); the one released "
+            f"{_year(picked.get('release_date')) or 'in an unknown year'} is shown.",)
 
 
 @kg_function("movie", Param("person_name", TEXT), Param("condition", CONDITIONS, required=False), searches=True)

@@ -174,11 +174,11 @@ def resolve_key(fields: Mapping[str, Any], asked: str, aliases: Mapping[str, str
     """The field a program's key refers to, or None."""
     if asked in fields:
         return asked
-    wanted = _key_text(asked)
+    wanted = key_text(asked)
     alias = (aliases or {}).get(wanted)
     if alias is not None and alias in fields:
         return alias
-    by_norm = {_key_text(k): k for k in fields}
+    by_norm = {key_text(k): k for k in fields}
     for variant in (wanted, wanted[:-1] if wanted.endswith("s") else wanted + "s"):
         if variant in by_norm:
             return by_norm[variant]
@@ -186,7 +186,7 @@ def resolve_key(fields: Mapping[str, Any], asked: str, aliases: Mapping[str, str
     return contained[0] if len(contained) == 1 else None
 
 
-def _key_text(key: str) -> str:
+def key_text(key: str) -> str:
     """A key normalised for matching; camelCase split ("marketCap" = "market cap")."""
     return normalize_text(_CAMEL.sub(" ", str(key)))
 

@@ -21,9 +21,8 @@ from datetime import date, datetime
 
 from models.kg.language.errors import KGValueError
 from models.kg.language.timeexpr import TimeSpan, resolve_time
+from models.verify.lexical import MONTHS
 
-_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-                "november", "december")
 _MONTH = r"(?P<month>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|" \
          r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
@@ -113,4 +112,4 @@ def _normalised(kind: str, match: re.Match, now: datetime | None) -> tuple[str, 
 
 
 def _month_number(name: str) -> int:
-    return next(i for i, month in enumerate(_MONTH_NAMES, 1) if month.startswith(name.rstrip(".")[:3]))
+    return next(i for i, month in enumerate(MONTHS, 1) if month.startswith(name.rstrip(".")[:3]))

@@ -13,6 +13,7 @@
 """
 from __future__ import annotations
 
+import os
 import re
 from typing import Sequence
 
@@ -20,7 +21,9 @@ import numpy as np
 
 from models.kg.checks.check import NOT_FINAL, PASSED, REFUSED, Check
 from models.kg.checks.places import QualifiedPlace, is_qualifier
-from models.kg.language.ast import Call, Condition, ListArg
+from models.kg.apis.records import key_text
+from models.kg.executor import conditions_of
+from models.kg.language.ast import Call
 from models.kg.language.values import normalize_text
 from models.verify.span import WHERE_TRADED
 
@@ -119,13 +122,13 @@ def key_path(keys: Sequence[str], aliases: dict, call: Call | None) -> str:
     (`eq(job, "original music composer")["name"]` answers "who wrote the music")."""
     words, context = [], []
     for key in keys:
-        words.append(_split_key(key))
+        words.append(key_text(key))
         words += [alias for alias, target in (aliases or {}).items() if normalize_text(target) == normalize_text(key)]
     if call is not None:
         context.append(call.name.removeprefix("get_").replace("_", " "))
         for arg in call.args:
-            for condition in _conditions(arg):
-                context.append(_split_key(condition.key))
+            for condition in conditions_of(arg):
+                context.append(key_text(condition.key))
                 if isinstance(condition.value.value, str):
                     (words if _NAME_KEYS & set(map(normalize_text, keys)) else context).append(condition.value.value)
     return " ".join(words) + (" | " + " ".join(context) if context else "")
@@ -167,7 +170,7 @@ def lexical_match(phrase: str, path: str) -> bool:
     """A word of the phrase and one of the path share a stem (>= 5 letters in common, or equal words)."""
     ours = set(_WORD.findall(phrase.lower())) - _STOP
     theirs = set(_WORD.findall(normalize_text(path))) - _STOP - {"get"}
-    return any(a == b or (len(a) >= 5 and len(b) >= 5 and _common_prefix(a, b) >= 5) for a in ours for b in theirs)
+    return any(a == b or (len(a) >= 5 and len(b) >= 5 and len(os.path.commonprefix((a, b))) >= 5) for a in ours for b in theirs)
 
 
 def place_check(places: tuple[QualifiedPlace, ...], entities: Sequence[str]) -> Check:
@@ -190,25 +193,3 @@ def same_title_check(ambiguous: Sequence[str], row_entities: Sequence[str], coun
             return Check("same-title", REFUSED, f"the program's rows blend {seen.count(twins[0])} records titled "
                                                 f"{twins[0]!r}")
     return Check("same-title", PASSED)
-
-
-def _split_key(key: str) -> str:
-    return normalize_text(re.sub(r"(?<=[a-z])(?=[A-Z])", " ", str(key)))
-
-
-def _conditions(arg):
-    if isinstance(arg, Condition):
-        return [arg]
-    if isinstance(arg, ListArg):
-        return [item for item in arg.items if isinstance(item, Condition)]
-    return []
-
-
-def _common_prefix(a: str, b: str) -> int:
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
-
