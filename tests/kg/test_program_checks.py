@@ -193,6 +193,15 @@ def test_the_state_found_for_a_city_question_is_refused():
     assert place_check(places, ["Columbus, Ohio"]).verdict == "passed"
 
 
+def test_a_hostile_question_costs_linear_time():
+    import time
+
+    question = "a" * 100_000 + ", texas " + "b " * 50_000  # the forward pattern over the name took ~20 s on this
+    started = time.monotonic()
+    assert [p.whole for p in qualified_places(question)] == ["a" * 100_000 + ", texas"]
+    assert time.monotonic() - started < 2.0
+
+
 def test_the_state_itself_is_still_a_place(pathway):
     evidence = run(pathway, "open", "what population does ohio have?", 'get_open("ohio")["population"]')
     assert verdicts(evidence) == {} and evidence.direct == OHIO_POPULATION_TEXT
