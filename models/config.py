@@ -70,7 +70,7 @@ class PipelineConfig:
     # stage cut by its budget keeps what it finished, and the answer step always gets the rest, so a long
     # KG stage can never starve the web. Measured on the Task-3 benchmark (scripts/bench_task3.py).
     stage_budgets: dict[str, float] = field(default_factory=lambda: {
-        "route": 0.1, "public data": 0.25, "kg": 0.5, "web retrieval": 0.5,
+        "route": 0.1, "public data": 0.25, "sql": 0.25, "kg": 0.5, "web retrieval": 0.5,
         # ElectricSheep's optional stages (when enabled): inputs of the reasoning step, which gets the rest
         "attributes": 0.1, "knowledge": 0.25, "calculator": 0.25})
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from models.public_data.sql.config import SQLConfig
+
 
 @dataclass(frozen=True)
 class PublicDataConfig:
@@ -26,3 +28,5 @@ class PublicDataConfig:
     max_records: int = 64  # records reranked per query
     top_facts: int = 10  # db3: the top 10 Oscar sentences
     award_year_lookup: bool = True  # Oscar/Grammy questions with a year also read that ceremony's records
+    # The same store in its own language: one model-written SELECT per aggregate question (the "sql" source).
+    sql: SQLConfig = SQLConfig()

@@ -89,7 +89,8 @@ def import_oscars(path: Path) -> Iterator[Record]:
                           ("Oscar category", category), ("winner" if won else _NOMINEE, row["name"]),
                           ("film", row["film"])])
         names = tuple(_people(row["name"]) + ([row["film"]] if row["film"] else []))
-        yield Record("oscar", "movie", text, names, year, category, won)
+        typed = (year, _int(row["year_film"]), number, category, row["name"], row["film"], int(won))
+        yield Record("oscar", "movie", text, names, year, category, won, (("oscar_nominations", typed),))
 
 
 def import_grammys(path: Path) -> Iterator[Record]:
@@ -105,7 +106,10 @@ def import_grammys(path: Path) -> Iterator[Record]:
                           ("Grammy category", row["category"]), ("winner" if won else _NOMINEE, row["nominee"]),
                           ("artist", row["artist"]), ("credit line", row["workers"])])
         names = tuple(([row["nominee"]] if row["nominee"] else []) + _people(row["artist"]))
-        yield Record("grammy", "music", text, names, year, row["category"].lower(), won)
+        typed = (year, _int(row["year"]), year - 1958 if number else None, row["category"].lower(), row["nominee"],
+                 row["artist"], int(won))
+        yield Record("grammy", "music", text, names, year, row["category"].lower(), won,
+                     (("grammy_nominations", typed),))
 
 
 def _literal_list(text: str) -> list[dict]:
@@ -117,6 +121,21 @@ def _literal_list(text: str) -> list[dict]:
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
+def _int(text: str) -> int | None:
+    """An integer column's value, or None (SQL NULL) when the cell holds none."""
+    value = _number(text)
+    return int(value) if value else None
+
+
+def _float(text: str) -> float | None:
+    """A real column's value; None (SQL NULL) for an empty or non-numeric cell, so 0 stays a value."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
 def _number(text: str) -> float:
     """A float, or 0.0 for anything that is not a finite number ("", "nan", "1999-10-15")."""
     try:
@@ -126,16 +145,30 @@ def _number(text: str) -> float:
     return value if math.isfinite(value) else 0.0
 
 
-def read_credits(path: Path) -> dict[str, tuple[list[str], list[str]]]:
-    """movie id -> (lead actors "Name as Character" in billing order, directors)."""
+def read_credits(path: Path) -> dict[str, tuple[list[tuple[str, str]], list[str]]]:
+    """movie id -> (lead actors (name, character) in billing order, directors)."""
     credits = {}
     for row in read_rows(path, CREDIT_COLUMNS):
         cast = sorted(_literal_list(row["cast"]), key=lambda c: c.get("order", 999))
-        leads = [f"{c['name']} as {c['character']}" if c.get("character") else c["name"]
-                 for c in cast[:5] if c.get("name")]
+        leads = [(c["name"], c.get("character") or "") for c in cast[:5] if c.get("name")]
         directors = [c["name"] for c in _literal_list(row["crew"]) if c.get("job") == "Director" and c.get("name")]
         credits[row["id"]] = (leads, directors)
     return credits
+
+
+def _movie_rows(row: dict[str, str], leads, directors, genres: list[str]) -> tuple[tuple[str, tuple], ...]:
+    """The film's typed rows: itself, its directors and lead actors, its genres (tables.py)."""
+    title, date = row["title"], row["release_date"]
+    year = int(date[:4]) if date[:4].isdigit() else None
+    votes = int(_number(row["vote_count"]))
+    film = (title, date or None, year, row["original_language"] or None, _number(row["budget"]) or None,
+            _number(row["revenue"]) or None, _number(row["runtime"]) or None,
+            _number(row["vote_average"]) if votes else None, votes)
+    figures = (film[4], film[5], film[6], film[7])  # budget, revenue, runtime, rating: see tables.movie_credits
+    people = [(title, year, name, "director", None, *figures) for name in directors]
+    people += [(title, year, name, "actor", character or None, *figures) for name, character in leads]
+    return (("movies", film), *(("movie_credits", p) for p in people),
+            *(("movie_genres", (title, year, g)) for g in genres))
 
 
 def import_movies(path: Path, credits_path: Path | None = None) -> Iterator[Record]:
@@ -149,17 +182,19 @@ def import_movies(path: Path, credits_path: Path | None = None) -> Iterator[Reco
         leads, directors = credits.get(row["id"], ([], []))
         budget, revenue, votes = _number(row["budget"]), _number(row["revenue"]), int(_number(row["vote_count"]))
         original = row["original_title"] if row["original_title"] != row["title"] else ""
+        genres = [g.get("name", "") for g in _literal_list(row["genres"]) if g.get("name")]
         text = serialize([
             ("title", row["title"]), ("original title", original), ("release date", row["release_date"]),
             ("directors" if len(directors) > 1 else "director", directors),
-            ("lead actors", leads), ("genres", [g.get("name", "") for g in _literal_list(row["genres"])]),
+            ("lead actors", [f"{name} as {character}" if character else name for name, character in leads]),
+            ("genres", genres),
             ("runtime", f"{_number(row['runtime']):g} minutes" if _number(row["runtime"]) else ""),
             ("budget", format_money(budget) if budget else ""),
             ("box office revenue", format_money(revenue) if revenue else ""),
             ("rating", f"{row['vote_average']}/10 from {votes} votes" if votes else ""),
             ("original language", row["original_language"])])
         names = (row["title"],) + ((original,) if original else ()) + tuple(directors)
-        yield Record("movie", "movie", text, names)
+        yield Record("movie", "movie", text, names, rows=_movie_rows(row, leads, directors, genres))
     if skipped:
         log.warning("%s: skipped %d malformed rows", path, skipped)
 
@@ -180,7 +215,9 @@ def import_finance(path: Path) -> Iterator[Record]:
                           ("market capitalization", format_money(cap) if cap else ""),
                           ("EPS (earnings per share)", row["eps"]), ("P/E ratio", row["pe_ratio"])])
         short = _short_company_name(name)
-        yield Record("finance", "finance", text, tuple(n for n in (row["ticker"], name, short) if n))
+        typed = (row["ticker"].upper(), name, cap or None, _float(row["eps"]), _float(row["pe_ratio"]))
+        yield Record("finance", "finance", text, tuple(n for n in (row["ticker"], name, short) if n),
+                     rows=(("companies", typed),))
 
 
 # file name -> importer; `credits.csv` is read by the movie importer, never on its own.

@@ -29,6 +29,7 @@ class Record:
         year: the ceremony year for awards, else None.
         category: the award category (lower case) for awards, else "".
         winner: for award nominations, whether it won; else None.
+        rows: the same CSV row as typed SQL rows, `(table, values in column order)` (models/public_data/tables.py).
     """
 
     source: str
@@ -38,6 +39,7 @@ class Record:
     year: int | None = None
     category: str = ""
     winner: bool | None = None
+    rows: tuple[tuple[str, tuple], ...] = ()
 
 
 def serialize(attributes: Iterable[tuple[str, object]]) -> str:

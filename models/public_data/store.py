@@ -6,6 +6,8 @@ Schema:
     entities(id, domain, name, norm)          one row per distinct normalised name per domain
     mentions(entity_id, record_id)            which records an entity is named in
     entity_fts(norm)                          FTS5, tokenize=trigram, rowid = entities.id
+    oscar_nominations, grammy_nominations, movies, movie_credits, movie_genres, companies, sql_tables
+                                              the same rows typed, for the SQL source (tables.py)
 
 Why a trigram index: a trigram phrase query is an indexed *substring* search ("matrix" finds "the
 matrix reloaded"), and an OR of trigrams ranked by bm25 finds near-misses with typos ("the matirx"),
@@ -24,10 +26,11 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from models.public_data.records import Record, normalize_name
+from models.public_data.tables import create_tables, insert_rows
 
 # Bump when the tables or the serialisation of records change: stores built earlier are then rebuilt
 # (auto-built ones) or refused with a message (hand-built ones).
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE records(id INTEGER PRIMARY KEY, source TEXT, domain TEXT, year INTEGER, category TEXT,
@@ -53,12 +56,14 @@ def write_database(records: Iterable[Record], out: str | os.PathLike, meta: dict
     db = sqlite3.connect(partial)
     try:
         db.executescript(_SCHEMA)
+        create_tables(db)
         entity_ids: dict[tuple[str, str], int] = {}
         for record in records:
             cursor = db.execute(
                 "INSERT INTO records(source, domain, year, category, winner, text) VALUES (?,?,?,?,?,?)",
                 (record.source, record.domain, record.year, record.category, record.winner, record.text))
             by_source[record.source] = by_source.get(record.source, 0) + 1
+            insert_rows(db, record.rows)
             for name in record.names:
                 norm = normalize_name(name)
                 if not norm:

@@ -32,6 +32,9 @@ _NEGATION = re.compile(r"\b(?:never|not|no|none|didn't|did not|hasn't|has not|ha
                        r"doesn't|does not|no longer|neither|nor)\b", re.IGNORECASE)
 _SCOPES = {"evidence": "lexical", "chunk": "chunk", "sentence": "sentence"}  # scope -> score name
 _CHOICE = re.compile(r"\b(?:or|between)\b", re.IGNORECASE)
+# Pathways whose answer is a structured source's own value (an executed KG program's, a checked SQL result's), not
+# a model's reading of text: only its kind is checked, and it must be found in its evidence.
+EXACT_VALUES = ("kg-direct", "sql-direct")
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,7 @@ class Candidate:
     query: str
     answer: str
     evidence: tuple[str, ...]
-    source: str = ""  # the pathway that produced it: kg, kg-direct, public, web, reasoning, or a registered source's
+    source: str = ""  # the pathway: kg, kg-direct, sql-direct, public, web, reasoning, or a registered source's
     facts: int = 0  # how many leading evidence texts are structured facts (public data, KG), not web text
     calls: tuple = ()  # kg-direct: the KG program whose value the answer is, as parsed (`describe_calls`)
 
@@ -115,8 +118,8 @@ class SupportVerifier:
             return scores
         if not answer or answer in (IDK, INVALID):
             return scores
-        if self.config.short_spans and candidate.source == "kg-direct":
-            # a program's value: exact, but it must be the kind of answer the question asks for
+        if self.config.short_spans and candidate.source in EXACT_VALUES:
+            # a program's or statement's value: exact, but it must be the kind of answer the question asks for
             answer = scores["candidate"] = as_asked(kind, answer)
             scores.update(kind=kind, refusal=value_fits(kind, answer, candidate.query, candidate.calls))
         elif self.config.short_spans:
@@ -143,7 +146,7 @@ class SupportVerifier:
         if not (self.config.short_spans and self.config.computed_answers):
             return None
         compute = KIND[kind].compute
-        if compute is None:
+        if compute is None or candidate.source == "sql-direct":  # SQL computed it: a count, sum or comparison
             return None
         direct = candidate.source == "kg-direct"
         facts = len(candidate.evidence) if direct else candidate.facts
@@ -221,9 +224,10 @@ def decide(scores: Mapping[str, Any], config: VerifierConfig) -> Decision:
     if scores.get("alone") is False:
         return Decision(IDK, False, f"{answer!r} occurs in the evidence only inside something longer (a rank "
                                     f"\"top 10\", a longer name \"Hebrew Bible\") or as an author's byline", scores)
-    if scores.get("source") == "kg-direct":
-        # an executed program's own value: the thresholds below judge a model's reading of text
-        return Decision(answer, True, f"KG value (lexical {lexical:.2f})", scores, supporting)
+    if scores.get("source") in EXACT_VALUES:
+        # an executed program's or statement's own value: the thresholds below judge a model's reading of text
+        what = "KG" if scores["source"] == "kg-direct" else "SQL"
+        return Decision(answer, True, f"{what} value (lexical {lexical:.2f})", scores, supporting)
     whole = scores.get("full_chunk")
     if whole is not None and whole < config.min_sentence_support:
         return Decision(IDK, False, f"the model's whole sentence is not supported by one chunk ({whole:.2f} < "

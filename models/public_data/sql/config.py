@@ -1,0 +1,19 @@
+"""Settings of the SQL source (the `public_data.sql` section of a profile)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SQLConfig:
+    enabled: bool = True  # also needs "sql" in `pipeline.sources`
+    prompt: str = "sql"  # prompts/<prompt>.txt: the schema, the examples, the question
+    examples: str = "data/public/sql_examples.jsonl"  # the few-shot pool (question, domain, sql), repo-relative
+    examples_k: int = 4  # nearest examples of the question's table group, most similar last
+    adapter: str | None = None  # a LoRA adapter for writing SQL (None: the base model)
+    max_new_tokens: int = 96
+    constrained: bool = True  # the grammar (models/public_data/sql/grammar.py) on the generation
+    category_values: int = 64  # a text column with at most this many values offers them as literals
+    row_limit: int = 50
+    time_limit_s: float = 0.5  # a statement running longer is interrupted (the progress handler)
+    max_direct_rows: int = 1  # a result of more rows than this goes to the answer step as facts, not as a value

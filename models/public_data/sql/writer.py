@@ -1,0 +1,147 @@
+"""Asking the model for one SQL statement: which questions, which tables, which examples, which grammar.
+
+- **Which questions**: those of a store domain (movie, music, finance) that aggregate, compare or count ("how
+  many", "average", "total", "which ... most", "A or B" with a comparative). A plain lookup ("who directed X") is
+  the entity facts' job; asking SQL for it would only add a way to be wrong.
+- **Which tables**: the domain's (`TABLE_GROUPS`); the prompt's schema and the grammar cover only those.
+- **Which examples**: the `k` pool examples of the same domain nearest the question (MiniLM cosine), the nearest
+  last, next to the question, where a small model copies from best; pool order without an embedder.
+- **Which grammar**: grammar.py's, with the question's own spans and the domain's categorical values as the only
+  text literals.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from models.llm.constraints import DecodingConstraint
+from models.llm.generator import GenerationRequest
+from models.llm.prompts import PromptLibrary
+from models.public_data.sql.grammar import sql_grammar
+from models.public_data.sql.schema import SchemaDescriptor
+
+log = logging.getLogger(__name__)
+
+TABLE_GROUPS = {
+    "movie": ("oscar_nominations", "movies", "movie_credits", "movie_genres"),
+    "music": ("grammy_nominations",),
+    "finance": ("companies",),
+}
+_AGGREGATES = re.compile(
+    r"\b(?:how many|number of|count|total|combined|in all|sum|average|mean|most|least|fewest|highest|lowest|"
+    r"largest|smallest|biggest|longest|shortest|more|fewer|less|higher|lower|bigger|larger|smaller|longer|shorter|"
+    r"better|worse|greater|top)\b")
+_STOP = ("\n",)
+
+
+@dataclass(frozen=True)
+class SQLExample:
+    question: str
+    domain: str
+    sql: str
+
+
+def load_examples(path: str | Path) -> list[SQLExample]:
+    """The few-shot pool (JSONL of question, domain, sql).
+
+    Raises:
+        ValueError: a line that is not such a record (the message names the line).
+    """
+    examples = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            examples.append(SQLExample(record["question"], record["domain"], record["sql"]))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{path}:{number}: not a question/domain/sql record ({exc})") from exc
+    return examples
+
+
+def asks_aggregate(question: str) -> bool:
+    """Whether the question aggregates, compares or counts (the questions SQL is asked about)."""
+    return bool(_AGGREGATES.search(" ".join((question or "").lower().split())))
+
+
+class SQLWriter:
+    """Args:
+        config: `SQLConfig`.
+        schema: the store's `SchemaDescriptor`.
+        examples: the few-shot pool.
+        embedder: optional, `encode(texts, is_query=True)` with L2-normalised rows.
+        prompts: the prompt library (`config.prompt` must exist).
+    """
+
+    def __init__(self, config, schema: SchemaDescriptor, examples: Sequence[SQLExample], embedder=None,
+                 prompts: PromptLibrary | None = None):
+        self.config, self.schema, self.examples = config, schema, list(examples)
+        self.embedder, self.prompts = embedder, prompts or PromptLibrary()
+        self.template = self.prompts.get(config.prompt)  # fails at start-up, not in a batch
+        self.categorical = schema.categorical()
+        self._vectors = None
+        if embedder is not None and self.examples:
+            try:
+                self._vectors = np.asarray(embedder.encode([e.question for e in self.examples], is_query=True))
+            except Exception:  # selection by similarity is an improvement; the pool order still works
+                log.warning("could not embed the SQL example pool; using its order", exc_info=True)
+
+    def tables_for(self, domain: str) -> tuple[str, ...]:
+        return tuple(t for t in TABLE_GROUPS.get(domain, ()) if self.schema.table(t) is not None)
+
+    def request(self, question: str, domain: str) -> GenerationRequest | None:
+        """The request for the statement, or None (not a store domain, or not an aggregate question)."""
+        tables = self.tables_for(domain)
+        if not tables or not asks_aggregate(question):
+            return None
+        examples = self.select(question, domain)
+        # The tables the nearest examples read, when they name any: a shorter prompt (the movie group's four
+        # tables are ~1,000 tokens, a 135M model's prefill on 2 cores) and a grammar the model cannot stray from.
+        used = tuple(t for t in tables if any(f" FROM {t}" in e.sql for e in examples)) or tables
+        messages = list(self.template.render(schema=self.schema.text(used), question=f"Question: {question}"))
+        for example in examples:
+            messages[-1:-1] = [{"role": "user", "content": f"Question: {example.question}"},
+                               {"role": "assistant", "content": example.sql}]
+        tables = used
+        constraint = None
+        if self.config.constrained:
+            grammar = sql_grammar(self.schema, tables, question, self.categorical)
+            constraint = DecodingConstraint(is_valid_prefix=_any_prefix, grammar=grammar)
+        return GenerationRequest(tuple(_examples_after_schema(messages)), adapter=self.config.adapter,
+                                 max_new_tokens=self.config.max_new_tokens, stop=_STOP, constraint=constraint)
+
+    def select(self, question: str, domain: str) -> list[SQLExample]:
+        """The `examples_k` pool examples of `domain` nearest `question`, the nearest last."""
+        same = [i for i, e in enumerate(self.examples) if e.domain == domain]
+        if self._vectors is not None and same:
+            try:
+                query = np.asarray(self.embedder.encode([question], is_query=True))[0]
+                same.sort(key=lambda i: float(self._vectors[i] @ query), reverse=True)
+            except Exception:
+                log.warning("could not embed the question for SQL example choice", exc_info=True)
+        return [self.examples[i] for i in reversed(same[:self.config.examples_k])]
+
+
+def _any_prefix(_: str) -> bool:
+    """Without llguidance there is no prefix check for SQL: the guard and the checks judge what comes out."""
+    return True
+
+
+def _examples_after_schema(messages: list[dict]) -> list[dict]:
+    """The rendered template's last user turn holds the schema and the question; the examples must follow the
+    schema, so the schema moves to the first example turn and the question stays last."""
+    if len(messages) < 3 or messages[-1]["role"] != "user":
+        return messages
+    schema, _, question = messages[-1]["content"].rpartition("\n\n")
+    first = next(i for i, m in enumerate(messages) if m["role"] == "user")
+    if first == len(messages) - 1:
+        return messages
+    messages[first] = {"role": "user", "content": f"{schema}\n\n{messages[first]['content']}"}
+    messages[-1] = {"role": "user", "content": question}
+    return messages
