@@ -71,6 +71,9 @@ TABLES: tuple[Table, ...] = (
            _c("eps REAL", "earnings per share"), _c("pe_ratio REAL", "price to earnings"))),
 )
 TABLE_NAMES = tuple(t.name for t in TABLES)
+# Columns that name things (a film, a person, a company): never offered as literals from the column itself, however
+# few their values (a fixture store has 22 titles), so a model can only name what the question names.
+NAME_COLUMNS = frozenset({"title", "film", "nominee", "artist", "person", "character", "name", "ticker"})
 _BY_NAME = {t.name: t for t in TABLES}
 
 CATALOG_SQL = "CREATE TABLE sql_tables(name TEXT PRIMARY KEY, holds TEXT, notes TEXT)"

@@ -14,7 +14,7 @@ from models.pipeline import Pipeline
 from models.public_data import PublicData
 from models.public_data.sql.checks import direct_value, options, problems, read_statement
 from models.public_data.sql.config import SQLConfig
-from models.public_data.sql.grammar import question_spans, sql_grammar
+from models.public_data.sql.grammar import question_numbers, question_spans, sql_grammar
 from models.public_data.sql.guard import ReadOnlySQL
 from models.public_data.sql.schema import describe
 from models.public_data.sql.writer import TABLE_GROUPS, SQLWriter, asks_aggregate, load_examples
@@ -96,6 +96,20 @@ def test_llguidance_compiles_the_grammar(schema):
     assert llguidance.LLMatcher.validate_grammar(llguidance.grammar_from("lark", grammar)) == ""
 
 
+def test_numbers_come_from_the_question_and_flags_take_0_or_1(schema):
+    assert question_numbers("how many companies are worth more than 2 trillion dollars") == ["2000000000000"]
+    assert question_numbers("how many crime movies came out in the 1970s before 2012") == ["2012", "1979", "1970"]
+    parser = Lark(sql_grammar(schema, TABLE_GROUPS["movie"], "how many oscars did hugo win at the 2012 oscars",
+                              schema.categorical()), parser="earley")
+    parser.parse("SELECT COUNT(*) FROM oscar_nominations WHERE film = 'hugo' AND ceremony_year = 2012 AND won = 1")
+    for invented in ("SELECT COUNT(*) FROM oscar_nominations WHERE ceremony_year = 2011",
+                     "SELECT COUNT(*) FROM oscar_nominations WHERE won = 2012",
+                     "SELECT COUNT(*) FROM oscar_nominations WHERE ceremony = 1"):
+        with pytest.raises(LarkError):
+            parser.parse(invented)
+    assert "movies.title" not in schema.categorical()  # names never: 22 fixture titles are still names
+
+
 def test_question_spans_keep_names_whole_and_drop_possessives():
     spans = question_spans("what's the average runtime of christopher nolan's films, or the king's speech?")
     assert {"christopher nolan", "nolan", "the king's speech"} <= set(spans)
@@ -134,6 +148,9 @@ def test_a_checked_count_is_the_answer(guard):
      "'titanic')", "selects no aggregate"),
     ("what is the average runtime of nolan's films", "SELECT AVG(runtime) FROM movie_credits WHERE person LIKE "
      "'%zz%'", "NULL"),
+    ("which film is rated higher, joker or inception", "SELECT title FROM movies WHERE title IN ('joker', "
+     "'inception') ORDER BY runtime DESC LIMIT 1", "does not ask about runtime"),
+    ("how many stocks have a negative eps", "SELECT COUNT(*) FROM companies WHERE eps > 1", "number 1 is not"),
 ])
 def test_what_the_checks_refuse(guard, question, statement, why):
     _, found = ask(guard, question, statement)

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 
 from models.public_data.records import format_money
-from models.public_data.sql.grammar import sql_string
+from models.public_data.sql.grammar import FLAGS, sql_string
 from models.verify.checkable import options_of, quantities_in
 
 _LITERAL = r"'(?:[^']|'')*'"
@@ -39,6 +39,18 @@ _MONEY_COLUMNS = frozenset({"budget", "revenue", "market_cap"})
 _UNITS = {"runtime": "minutes"}
 # Columns naming one entity each: a LIKE pattern matching two of their values ('%apple%': Apple Inc. and Apple
 # Hospitality REIT) picks no entity. Titles are left out: '%matrix%' for "the matrix films" means all of them.
+# What a question says when it measures by a column (the SQL twin of the KG's key check): a statement ordering or
+# aggregating by a column the question never mentions answers another question ("rated higher" by runtime).
+_COLUMN_CUES = {
+    "rating": r"\brat(?:ed|ing|ings)\b|\bscore|\bbetter\b|\bworse\b|\bbest\b|\bworst\b|\bvotes? average",
+    "votes": r"\bvotes?\b",
+    "runtime": r"\blong|\bshort|\bruntime|\brun time|\blength|\bminutes\b|\bduration",
+    "revenue": r"\bbox office|\bmade\b|\bmake\b|\bearn|\bgross|\brevenue|\bmoney|\bsuccessful",
+    "budget": r"\bbudget|\bcost|\bexpensive|\bcheap",
+    "market_cap": r"\bmarket cap|\bworth\b|\bvaluable|\bvaluation|\blargest|\bbiggest|\bsmallest",
+    "eps": r"\beps\b|\bearnings per share",
+    "pe_ratio": r"\bp/?e\b|\bprice.to.earnings|\bpe ratio",
+}
 _ENTITY_COLUMNS = frozenset({"name", "ticker", "person", "artist", "nominee"})
 
 
@@ -106,7 +118,8 @@ def problems(question: str, statement: Statement, result, guard, max_direct_rows
     if invented:
         found.append(f"the year {', '.join(invented)} is not in the question")
     stated = {v for v, _ in quantities_in(q)}
-    guessed = [n for n in sorted(numbers) if not _YEAR.fullmatch(n) and float(n) not in stated and n not in ("0", "1")]
+    flags = {v for c in statement.conditions if c.column in FLAGS for v in c.values}
+    guessed = [n for n in sorted(numbers - flags) if not _YEAR.fullmatch(n) and float(n) not in stated]
     if guessed:
         found.append(f"the number {', '.join(guessed)} is not in the question")
     decades = [c for c in statement.conditions if c.op == "=" and any(_decade(q, v) for v in c.values)]
@@ -122,6 +135,9 @@ def problems(question: str, statement: Statement, result, guard, max_direct_rows
     left_out = [o for o in options(q) if o not in literals]
     if left_out:
         found.append(f"the question's option(s) {', '.join(left_out)} are not in the statement")
+    for column in dict.fromkeys(_measured(statement)):
+        if column in _COLUMN_CUES and not re.search(_COLUMN_CUES[column], q):
+            found.append(f"the question does not ask about {column}")
     first = statement.select[0] if statement.select else ""
     counts = first.startswith("COUNT(")
     if _COUNT_Q.search(q) and not counts:
@@ -135,6 +151,13 @@ def problems(question: str, statement: Statement, result, guard, max_direct_rows
             and not isinstance(result.rows[0][0], str):
         found.append("the question asks which or who; the statement selects a number")
     return found
+
+
+def _measured(statement: Statement) -> list[str]:
+    """The columns the answer is measured by: aggregated in the select, or ordered by."""
+    selected = [_column_of(item) for item in statement.select if re.match(r"(SUM|AVG|MIN|MAX)\(", item)]
+    ordered = _column_of(statement.order.removesuffix(" DESC").removesuffix(" ASC")) if statement.order else ""
+    return [c for c in (*selected, ordered) if c]
 
 
 def _decade(question: str, year: str) -> bool:

@@ -6,9 +6,10 @@ compare with `=`, `!=`, `LIKE` or `IN (...)` against text; numbers with `=`, `<`
 (models/public_data/tables.py) so the questions the source is for need none, and every construct left out is one
 a 135M model cannot get wrong.
 
-Text literals are closed too: a quoted span of the question (1-6 words, as typed; `LIKE` gets it wrapped in `%`),
-or one of the values a low-cardinality column really holds ('director', 'best picture', 'en'). So a constrained
-model cannot invent an entity: it can only point at the question's words. Numbers are free.
+Literals are closed too: a text is a quoted span of the question (1-6 words, as typed; `LIKE` gets it wrapped in
+`%`) or one of the values a low-cardinality column really holds ('director', 'best picture', 'en'); a number is one
+the question states (`question_numbers`). So a constrained model cannot invent an entity or a year: it can only
+point at the question's words.
 
 The canonical form (single spaces, upper-case keywords) is what `parse_statement` reads back for the checks;
 llguidance (the transformers backend) and vLLM's structured outputs both take this grammar unchanged. Only
@@ -21,10 +22,13 @@ import re
 from typing import Iterable, Sequence
 
 from models.public_data.sql.schema import SchemaDescriptor, TableInfo
+from models.verify.checkable import quantities_in
 
 _NUMERIC = ("INTEGER", "REAL")
+FLAGS = frozenset({"won"})  # 0/1 columns: compared with 0 or 1 only, never with the question's numbers
 _MAX_SPAN_WORDS = 6
 _EMPTY = '"\'\'"'  # the empty SQL string, as a Lark literal: a rule cannot be empty
+_YEAR = re.compile(r"\b(?:1[89]\d\d|20\d\d)\b")
 _WORD = re.compile(r"[\w][\w.&'\-]*", re.UNICODE)
 
 
@@ -48,6 +52,19 @@ def _spans(clause: str, max_words: int) -> set[str]:
     return spans
 
 
+def question_numbers(question: str) -> list[str]:
+    """The numbers a statement may use: the question's own (years, and quantities with their scale: "2 trillion"
+    is 2000000000000) and a decade's first and last year ("the 1970s": 1970, 1979). A model that may write any
+    number copies its examples' years. (A flag column takes 0 or 1 by a rule of its own.)"""
+    q = " ".join((question or "").lower().split())
+    numbers = set(_YEAR.findall(q))
+    for decade in re.findall(r"\b(1[89]\d0|20\d0)s\b", q):
+        numbers.update((decade, str(int(decade) + 9)))
+    for value, _ in quantities_in(q):
+        numbers.add(str(int(value)) if float(value).is_integer() else f"{value:g}")
+    return sorted(numbers, key=lambda n: (len(n), n), reverse=True)  # longest first: "2012" before "2"
+
+
 def sql_string(text: str) -> str:
     """`text` as an SQL string literal ('' doubles a quote)."""
     return "'" + text.replace("'", "''") + "'"
@@ -69,10 +86,10 @@ def sql_grammar(schema: SchemaDescriptor, tables: Sequence[str], question: str,
     infos = [t for t in (schema.table(name) for name in tables) if t is not None]
     if not infos:
         raise ValueError(f"no table of {list(tables)} in the schema")
-    spans = question_spans(question)
+    spans, numbers = question_spans(question), question_numbers(question)
     rules = [f"start: {' | '.join(f'q_{t.name}' for t in infos)}"]
     for t in infos:
-        rules += _table_rules(t, bool(spans), (categorical or {}))
+        rules += _table_rules(t, bool(spans), bool(numbers), (categorical or {}))
     rules += [
         f"span: {_alternatives(sql_string(s) for s in spans) if spans else _EMPTY}",
         f"like: {_alternatives(sql_string(f'%{s}%') for s in spans) if spans else _EMPTY}",
@@ -81,15 +98,16 @@ def sql_grammar(schema: SchemaDescriptor, tables: Sequence[str], question: str,
         'textop: " = " | " != "',
         'dir: " ASC" | " DESC"',
         'limit: " LIMIT " INT',
-        "NUMBER: /-?[0-9]{1,13}(\\.[0-9]{1,4})?/",
+        f"NUMBER: {_alternatives(numbers) if numbers else _EMPTY}",
         "INT: /[1-9][0-9]{0,2}/",
     ]
     return "\n".join(rules) + "\n"
 
 
-def _table_rules(t: TableInfo, has_spans: bool, categorical) -> list[str]:
+def _table_rules(t: TableInfo, has_spans: bool, has_numbers: bool, categorical) -> list[str]:
     n = t.name
-    numeric = [c.name for c in t.columns if c.type in _NUMERIC]
+    numeric = [c.name for c in t.columns if c.type in _NUMERIC and c.name not in FLAGS]
+    flags = [c.name for c in t.columns if c.name in FLAGS]
     text = [c.name for c in t.columns if c.type not in _NUMERIC]
     values = [sql_string(v) for c in text for v in categorical.get(f"{n}.{c}", ())]
     literal = " | ".join((["span"] if has_spans else []) + ([_alternatives(values)] if values else [])) or _EMPTY
@@ -110,7 +128,9 @@ def _table_rules(t: TableInfo, has_spans: bool, categorical) -> list[str]:
         conds += [f"tcol_{n} textop lit_{n}", f'tcol_{n} " LIKE " like',
                   f'tcol_{n} " IN (" lit_{n} (", " lit_{n})* ")"']
     if numeric:
-        rules.append(f"ncol_{n}: {_alternatives(numeric)}")
-        conds += [f"ncol_{n} numop NUMBER", f'ncol_{n} " BETWEEN " NUMBER " AND " NUMBER']
+        rules += [f"ncol_{n}: {_alternatives(numeric + flags)}", f"mcol_{n}: {_alternatives(numeric)}"]
+    if numeric and has_numbers:
+        conds += [f"mcol_{n} numop NUMBER", f'mcol_{n} " BETWEEN " NUMBER " AND " NUMBER']
+    conds += [f'"{flag} = " ("0" | "1")' for flag in flags]
     rules.append(f"cond_{n}: {' | '.join(conds)}")
     return rules

@@ -12,6 +12,8 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from models.public_data.tables import NAME_COLUMNS
+
 
 @dataclass(frozen=True)
 class ColumnInfo:
@@ -65,7 +67,8 @@ class SchemaDescriptor:
 def describe(path: str | os.PathLike, examples: int = 3, example_chars: int = 24,
              categorical: int = 64) -> SchemaDescriptor:
     """Reads the descriptor of the store at `path` (read-only); a text column with at most `categorical` distinct
-    values lists them all (`ColumnInfo.values`).
+    values, each used twice on average, lists them all (`ColumnInfo.values`): a category, not a name (never one of
+    `tables.NAME_COLUMNS`).
 
     Raises:
         sqlite3.Error: not a store with the `sql_tables` catalog (built by an older version).
@@ -79,7 +82,10 @@ def describe(path: str | os.PathLike, examples: int = 3, example_chars: int = 24
             for _, column, type_, *_ in db.execute(f'PRAGMA table_info("{name}")'):
                 values = [v for (v,) in db.execute(f'SELECT DISTINCT "{column}" FROM "{name}" WHERE "{column}" '
                                                    f"IS NOT NULL AND \"{column}\" != '' LIMIT {int(categorical) + 1}")]
-                few = tuple(values) if type_ == "TEXT" and len(values) <= categorical else ()
+                few = ()
+                if type_ == "TEXT" and column not in NAME_COLUMNS and len(values) <= categorical:  # and repeated
+                    rows = db.execute(f'SELECT count("{column}") FROM "{name}"').fetchone()[0]
+                    few = tuple(values) if 2 * len(values) <= rows else ()
                 columns.append(ColumnInfo(column, type_, note_of.get(column, ""),
                                           tuple(_example(v, example_chars) for v in values[:examples]), few))
             count = db.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0]

@@ -38,6 +38,12 @@ _AGGREGATES = re.compile(
     r"largest|smallest|biggest|longest|shortest|more|fewer|less|higher|lower|bigger|larger|smaller|longer|shorter|"
     r"better|worse|greater|top)\b")
 _STOP = ("\n",)
+# Words that name a table's rows ("oscar" nominations, "directed" credits); a table without one (films) is the
+# default of its group.
+_TABLE_CUES = {
+    "oscar_nominations": r"\boscars?\b|\bacademy awards?\b|\bnominat",
+    "movie_credits": r"\bdirect|\bstarr|\bacted\b|\bactor|\bactress|\bplayed\b|\w+'s (?:films|movies)\b",
+}
 
 
 @dataclass(frozen=True)
@@ -100,10 +106,11 @@ class SQLWriter:
         tables = self.tables_for(domain)
         if not tables or not asks_aggregate(question):
             return None
-        examples = self.select(question, domain)
-        # The tables the nearest examples read, when they name any: a shorter prompt (the movie group's four
-        # tables are ~1,000 tokens, a 135M model's prefill on 2 cores) and a grammar the model cannot stray from.
-        used = tuple(t for t in tables if any(f" FROM {t}" in e.sql for e in examples)) or tables
+        # The tables the question's words point at (else the domain's): a shorter prompt (the movie group's four
+        # tables are ~1,000 tokens, a 135M model's prefill on 2 cores), examples that read them, and a grammar the
+        # model cannot stray from.
+        used = self.tables_asked(question, tables)
+        examples = self.select(question, domain, used)
         messages = list(self.template.render(schema=self.schema.text(used), question=f"Question: {question}"))
         for example in examples:
             messages[-1:-1] = [{"role": "user", "content": f"Question: {example.question}"},
@@ -116,9 +123,20 @@ class SQLWriter:
         return GenerationRequest(tuple(_examples_after_schema(messages)), adapter=self.config.adapter,
                                  max_new_tokens=self.config.max_new_tokens, stop=_STOP, constraint=constraint)
 
-    def select(self, question: str, domain: str) -> list[SQLExample]:
-        """The `examples_k` pool examples of `domain` nearest `question`, the nearest last."""
-        same = [i for i, e in enumerate(self.examples) if e.domain == domain]
+    def tables_asked(self, question: str, tables: Sequence[str]) -> tuple[str, ...]:
+        """The tables of `tables` whose cue the question has: awards for "oscar", credits for "directed", genres
+        for a genre the store knows; else every table of `tables` without a cue of its own (films)."""
+        q = " ".join((question or "").lower().split())
+        genres = self.categorical.get("movie_genres.genre", ())
+        cued = tuple(t for t in tables if (t in _TABLE_CUES and re.search(_TABLE_CUES[t], q))
+                     or (t == "movie_genres" and any(re.search(rf"\b{re.escape(g.lower())}\b", q) for g in genres)))
+        return cued or tuple(t for t in tables if t not in _TABLE_CUES and t != "movie_genres") or tuple(tables)
+
+    def select(self, question: str, domain: str, tables: Sequence[str] = ()) -> list[SQLExample]:
+        """The `examples_k` pool examples of `domain` (reading one of `tables`, when given) nearest `question`, the
+        nearest last."""
+        same = [i for i, e in enumerate(self.examples) if e.domain == domain
+                and (not tables or any(f" FROM {t}" in e.sql for t in tables))]
         if self._vectors is not None and same:
             try:
                 query = np.asarray(self.embedder.encode([question], is_query=True))[0]
