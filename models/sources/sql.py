@@ -11,7 +11,7 @@ import logging
 
 from models.evidence import Evidence, fact_chunks
 from models.paths import resolve_repo_path
-from models.public_data.sql.checks import describe_rows, direct_value, problems, read_statement
+from models.public_data.sql.checks import as_option, describe_rows, direct_value, problems, read_statement, repair
 from models.public_data.sql.guard import ReadOnlySQL
 from models.public_data.sql.schema import describe
 from models.public_data.sql.writer import SQLWriter, load_examples
@@ -65,12 +65,18 @@ class SQLSource:
         if not result.ok:
             return Evidence("sql", provenance=trace)
         parsed = read_statement(result.statement)
-        found = ["not in the grammar's form"] if parsed is None else \
+        if parsed is not None:
+            text, changes = repair(parsed, result.statement, self.guard)
+            if changes:
+                trace["repaired"] = changes
+                result, parsed = self.guard.run(text), read_statement(text)
+                trace.update(statement=text, error=result.error, rows=[list(map(_plain, r)) for r in result.rows[:5]])
+        found = ["not in the grammar's form"] if parsed is None else [result.error] if result.error else \
             problems(question, parsed, result, self.guard, self.max_direct_rows)
         trace["problems"] = found
         if found:
             return Evidence("sql", provenance=trace)
-        value = direct_value(parsed, result)
+        value = as_option(question, direct_value(parsed, result), parsed, self.guard)
         trace["value"] = value
         return Evidence("sql", tuple(fact_chunks(describe_rows(result.statement, result), "sql")), value, trace)
 

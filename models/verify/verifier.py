@@ -209,8 +209,8 @@ def decide(scores: Mapping[str, Any], config: VerifierConfig) -> Decision:
     if not scores.get("claims"):
         return Decision(IDK, False, "nothing in the answer can be checked", scores)
     if not scores.get("novel"):
-        if scores.get("choice") and config.accept_choices:
-            pass
+        if scores.get("choice") and (config.accept_choices or scores.get("source") == "sql-direct"):
+            pass  # (an SQL choice: the statement compared the options; its checks require each one in it)
         elif scores.get("choice") or config.reject_restatements:
             why = "a choice between the question's options" if scores.get("choice") else "restates the question"
             return Decision(IDK, False, f"{why}: nothing to check against the evidence", scores)

@@ -12,7 +12,7 @@ from models.llm.prompts import PromptLibrary
 from models.paths import resolve_repo_path
 from models.pipeline import Pipeline
 from models.public_data import PublicData
-from models.public_data.sql.checks import direct_value, options, problems, read_statement
+from models.public_data.sql.checks import as_option, direct_value, options, problems, read_statement, repair
 from models.public_data.sql.config import SQLConfig
 from models.public_data.sql.grammar import question_numbers, question_spans, sql_grammar
 from models.public_data.sql.guard import ReadOnlySQL
@@ -172,6 +172,17 @@ def test_comparisons_and_values_read_as_asked(guard):
     assert direct_value(read_statement(result.statement), result) == "156.33 minutes"
     assert options("what is the lowest p/e ratio among jpmorgan, exxon and berkshire hathaway") == [
         "jpmorgan", "exxon", "berkshire hathaway"]
+    assert as_option("which has the higher eps, meta or netflix", "Meta Platforms, Inc.") == "meta"
+    assert as_option("who won more grammys, billie eilish or taylor swift", "Billie Eilish") == "Billie Eilish"
+    question = "which company has a larger market cap, msft or aapl?"
+    written = "SELECT name FROM companies WHERE name IN ('msft', 'aapl') ORDER BY market_cap DESC LIMIT 1"
+    text, changes = repair(read_statement(written), written, guard)
+    assert changes == ["name IN ('msft', 'aapl') -> ticker IN ('msft', 'aapl')"]
+    result, found = ask(guard, question, text)
+    assert found == [] and as_option(question, result.rows[0][0], read_statement(text), guard) == "msft"
+    assert repair(read_statement("SELECT COUNT(*) FROM oscar_nominations WHERE film = 'sam mendes'"),
+                  "SELECT COUNT(*) FROM oscar_nominations WHERE film = 'sam mendes'", guard)[0].endswith(
+        "WHERE nominee = 'sam mendes'")
     assert read_statement("DELETE FROM movies") is None
     assert read_statement("SELECT title FROM movies WHERE title = 'a' OR (1=1)") is None
 

@@ -11,6 +11,9 @@ A statement that runs is not yet a right one. The checks refuse what a small mod
   column for "what is the average ...".
 - **No result**: no rows, or more rows than a value can be (`max_direct_rows`).
 
+One repair comes first (`repair`): a name written against the wrong column of the right table (a ticker as a
+company name, a director as a film) is moved to the one column that holds it.
+
 Statements are read in the grammar's canonical form (models/public_data/sql/grammar.py); one in another form is
 "not in the grammar's form" and is not trusted.
 """
@@ -21,7 +24,9 @@ from dataclasses import dataclass
 
 from models.public_data.records import format_money
 from models.public_data.sql.grammar import FLAGS, sql_string
+from models.public_data.tables import NAME_COLUMNS, TABLE_NAMES, table
 from models.verify.checkable import options_of, quantities_in
+from models.verify.lexical import normalize
 
 _LITERAL = r"'(?:[^']|'')*'"
 _NUMBER = r"-?\d+(?:\.\d+)?"
@@ -206,6 +211,71 @@ def direct_value(statement: Statement, result) -> str:
     return f"{text} {_UNITS[column]}" if column in _UNITS else text
 
 
+def repair(statement: Statement, text: str, guard) -> tuple[str, list[str]]:
+    """The statement with each ungrounded text condition moved to the one other column of its table that holds its
+    literals (`name = 'plya'` -> `ticker = 'plya'`; `film = 'sam mendes'` -> `nominee = 'sam mendes'`), or, for a
+    name compared with `=`, to the one name column whose `LIKE '%...%'` matches exactly one value. Returns the
+    statement (unchanged when nothing applies) and what was changed, for the trace."""
+    columns = [c.name for c in table(statement.table).columns if c.type == "TEXT"] \
+        if statement.table in TABLE_NAMES else []
+    changes = []
+    for condition in statement.conditions:
+        literals = [v for v in condition.values if v.startswith("'")]
+        if not literals or all(_grounded(guard, statement.table, condition, v) for v in literals):
+            continue
+        written = _condition_text(condition)
+        moved = [c for c in columns if c != condition.column
+                 and all(_grounded(guard, statement.table, Condition(c, condition.op, ()), v) for v in literals)]
+        if len(moved) == 1:
+            new = _condition_text(Condition(moved[0], condition.op, condition.values))
+        elif condition.op == "=" and condition.column in NAME_COLUMNS:
+            pattern = sql_string(f"%{literals[0][1:-1].replace(chr(39) * 2, chr(39))}%")
+            unique = [c for c in columns if c in NAME_COLUMNS
+                      and len(_matches(guard, statement.table, Condition(c, "LIKE", (pattern,)))) == 1]
+            if len(unique) != 1:
+                continue
+            new = _condition_text(Condition(unique[0], "LIKE", (pattern,)))
+        else:
+            continue
+        if text.count(written) == 1:
+            text = text.replace(written, new)
+            changes.append(f"{written} -> {new}")
+    return text, changes
+
+
+def _condition_text(condition: Condition) -> str:
+    if condition.op == "IN":
+        return f"{condition.column} IN ({', '.join(condition.values)})"
+    if condition.op == "BETWEEN":
+        return f"{condition.column} BETWEEN {condition.values[0]} AND {condition.values[1]}"
+    return f"{condition.column} {condition.op} {condition.values[0]}"
+
+
+def as_option(question: str, value: str, statement: Statement | None = None, guard=None) -> str:
+    """A compared row's value as the option the question names it by: the answer to "A or B?" is A or B. The
+    option the value names ("Meta Platforms, Inc." for "meta or netflix" is "meta"), else (with the statement and
+    the guard) the one option whose condition selects that row ("Microsoft Corporation" for "msft or aapl", found
+    by `ticker IN (...)`). Any other value is returned as it is."""
+    asked = options(" ".join((question or "").lower().split()))
+    words = f" {normalize(value)} "
+    named = [o for o in asked if f" {normalize(o)} " in words]
+    if len(named) == 1:
+        return named[0] if normalize(value) != normalize(named[0]) else value
+    if named or statement is None or guard is None or not asked or not statement.select:
+        return value
+    selected = _column_of(statement.select[0])
+    selecting = []
+    for option in asked:
+        for c in statement.conditions:
+            for literal in (v for v in c.values if v.startswith("'") and normalize(option) in normalize(v)):
+                one = _condition_text(Condition(c.column, "=" if c.op == "IN" else c.op, (literal,)))
+                probe = f"SELECT 1 FROM {statement.table} WHERE {one} AND {selected} = {sql_string(value)} LIMIT 1"
+                if guard.run(probe).rows:
+                    selecting.append(option)
+    selecting = list(dict.fromkeys(selecting))
+    return selecting[0] if len(selecting) == 1 else value
+
+
 def _column_of(item: str) -> str:
     m = re.fullmatch(r"(?:\w+\()?(?:DISTINCT )?(\w+|\*)\)?", item)
     return m.group(1) if m else ""
@@ -228,4 +298,4 @@ def _cell(name: str, value) -> str:
     return str(value)
 
 
-__all__ = ["Condition", "Statement", "describe_rows", "direct_value", "problems", "read_statement", "sql_string"]
+__all__ = ["Condition", "Statement", "as_option", "repair", "describe_rows", "direct_value", "problems", "read_statement", "sql_string"]
