@@ -33,12 +33,14 @@ class SQLSource:
         guard: a `ReadOnlySQL` over the store.
         tasks: the tasks it runs in (`pipeline.use_public_data`).
         max_direct_rows: a result of more rows is not a value (`public_data.sql.max_direct_rows`).
+        dynamic_columns: figures the store holds one snapshot of; a statement reading one answers nothing.
     """
 
     descriptor = DESCRIPTOR
 
-    def __init__(self, writer, guard, tasks, max_direct_rows: int = 1):
+    def __init__(self, writer, guard, tasks, max_direct_rows: int = 1, dynamic_columns=()):
         self.writer, self.guard, self.tasks, self.max_direct_rows = writer, guard, tuple(tasks), max_direct_rows
+        self.dynamic_columns = tuple(dynamic_columns)
         self._direct_plan = AnswerPlan("sql-direct", direct=True)
 
     def runs_in(self, task: int) -> bool:
@@ -72,7 +74,7 @@ class SQLSource:
                 result, parsed = self.guard.run(text), read_statement(text)
                 trace.update(statement=text, error=result.error, rows=[list(map(_plain, r)) for r in result.rows[:5]])
         found = ["not in the grammar's form"] if parsed is None else [result.error] if result.error else \
-            problems(question, parsed, result, self.guard, self.max_direct_rows)
+            problems(question, parsed, result, self.guard, self.max_direct_rows, self.dynamic_columns)
         trace["problems"] = found
         if found:
             return Evidence("sql", provenance=trace)
@@ -105,7 +107,7 @@ def _build(parts: SourceParts) -> SQLSource | None:
     writer = SQLWriter(cfg, schema, load_examples(resolve_repo_path(cfg.examples)), embedder=public.embedder,
                        prompts=getattr(public, "prompts", None))
     guard = ReadOnlySQL(path, TABLE_NAMES, row_limit=cfg.row_limit, time_limit_s=cfg.time_limit_s)
-    return SQLSource(writer, guard, parts.config.pipeline.use_public_data, cfg.max_direct_rows)
+    return SQLSource(writer, guard, parts.config.pipeline.use_public_data, cfg.max_direct_rows, cfg.dynamic_columns)
 
 
 register_source("sql", _build)

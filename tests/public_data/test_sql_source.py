@@ -157,6 +157,16 @@ def test_what_the_checks_refuse(guard, question, statement, why):
     assert any(why in f for f in found), found
 
 
+def test_a_daily_figure_from_the_snapshot_answers_nothing(guard):
+    question, statement = "which has the higher eps, meta or netflix", \
+        "SELECT name FROM companies WHERE name LIKE '%netflix%' OR name LIKE '%meta%' ORDER BY eps DESC LIMIT 1"
+    result = guard.run(statement)
+    assert problems(question, read_statement(statement), result, guard) == []
+    assert problems(question, read_statement(statement), result, guard,
+                    dynamic_columns=SQLConfig().dynamic_columns) == [
+        "eps: the store holds one snapshot of a figure that changes daily"]
+
+
 def test_comparisons_and_values_read_as_asked(guard):
     result, found = ask(guard, "which made more at the box office, the dark knight or joker",
                         "SELECT title FROM movies WHERE title IN ('the dark knight', 'joker') ORDER BY revenue DESC "

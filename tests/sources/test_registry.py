@@ -65,8 +65,9 @@ def test_a_registered_source_is_used_without_touching_the_pipeline(almanac):
 
 def test_the_profile_order_is_db3s_and_unknown_names_fail_at_start_up():
     config = load_config("cpu")
-    assert config.pipeline.sources == ("public_data", "kg", "web")
-    assert {"public_data", "kg", "web"} <= set(registered_sources())
+    assert config.pipeline.sources == ("public_data", "kg", "sql", "web")
+    assert {"public_data", "kg", "sql", "web"} <= set(registered_sources())
+    # a public-data component without a store (here: a stand-in) leaves the SQL source out
     parts = SourceParts(config, web=FakeWeb(), kg=object(), public_data=object())
     assert [s.descriptor.name for s in build_sources(config.pipeline.sources, parts)] == ["public_data", "kg", "web"]
     # a component not built (no KG in Task 1) leaves its source out

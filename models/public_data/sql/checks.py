@@ -10,6 +10,8 @@ A statement that runs is not yet a right one. The checks refuse what a small mod
 - **The wrong kind**: a count for a question that asks for no count, a name for one that asks "how many", a text
   column for "what is the average ...".
 - **No result**: no rows, or more rows than a value can be (`max_direct_rows`).
+- **A stale figure**: a statement reading a column that changes daily (`dynamic_columns`: market cap, EPS, P/E),
+  of which the store holds one snapshot.
 
 One repair comes first (`repair`): a name written against the wrong column of the right table (a ticker as a
 company name, a director as a film) is moved to the one column that holds it.
@@ -101,10 +103,16 @@ def read_statement(text: str) -> Statement | None:
                      limit)
 
 
-def problems(question: str, statement: Statement, result, guard, max_direct_rows: int = 1) -> list[str]:
-    """Why the result cannot answer the question ([] = it can); `guard` runs the grounding lookups."""
+def problems(question: str, statement: Statement, result, guard, max_direct_rows: int = 1,
+             dynamic_columns=()) -> list[str]:
+    """Why the result cannot answer the question ([] = it can); `guard` runs the grounding lookups; a statement that
+    reads one of `dynamic_columns` (a snapshot of figures that change daily) answers nothing."""
     q = " ".join((question or "").lower().split())
     found = []
+    read = set(_measured(statement)) | {c.column for c in statement.conditions}
+    stale = sorted(read & set(dynamic_columns))
+    if stale:
+        found.append(f"{', '.join(stale)}: the store holds one snapshot of a figure that changes daily")
     if not result.rows:
         found.append("the statement returned no rows")
     elif result.rows[0][0] is None:
