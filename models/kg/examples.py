@@ -12,18 +12,14 @@ Every program in the pool must compile for its domain: a broken example fails at
 from __future__ import annotations
 
 import json
-import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-import numpy as np
-
 from models.kg.apis import compile_program
 from models.kg.language.ast import format_program
 from models.kg.language.errors import KGError
-
-log = logging.getLogger(__name__)
+from models.similar import embed_pool, similarities
 
 
 @dataclass(frozen=True)
@@ -43,12 +39,7 @@ class ExamplePool:
     def __init__(self, examples: Sequence[Example], embedder=None):
         self.examples = list(examples)
         self.embedder = embedder
-        self._vectors = None
-        if embedder is not None and self.examples:
-            try:
-                self._vectors = np.asarray(embedder.encode([e.query for e in self.examples], is_query=True))
-            except Exception:  # selection by similarity is an improvement; the pool order still works
-                log.warning("could not embed the KG example pool; using its order", exc_info=True)
+        self._vectors = embed_pool(embedder, [e.query for e in self.examples], "KG example pool")
 
     @classmethod
     def load(cls, path: str | Path, embedder=None) -> "ExamplePool":
@@ -86,10 +77,4 @@ class ExamplePool:
         return [self.examples[i] for i in reversed(chosen)]
 
     def _scores(self, query: str):
-        if self._vectors is None:
-            return None
-        try:
-            return self._vectors @ np.asarray(self.embedder.encode([query], is_query=True))[0]
-        except Exception:
-            log.warning("could not embed a query for KG example selection", exc_info=True)
-            return None
+        return similarities(self.embedder, self._vectors, query, "KG example selection")

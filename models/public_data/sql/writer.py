@@ -12,21 +12,17 @@
 from __future__ import annotations
 
 import json
-import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
-
-import numpy as np
 
 from models.llm.constraints import DecodingConstraint
 from models.llm.generator import GenerationRequest
 from models.llm.prompts import PromptLibrary
 from models.public_data.sql.grammar import sql_grammar
 from models.public_data.sql.schema import SchemaDescriptor
-
-log = logging.getLogger(__name__)
+from models.similar import embed_pool, similarities
 
 TABLE_GROUPS = {
     "movie": ("oscar_nominations", "movies", "movie_credits", "movie_genres"),
@@ -91,12 +87,7 @@ class SQLWriter:
         self.embedder, self.prompts = embedder, prompts or PromptLibrary()
         self.template = self.prompts.get(config.prompt)  # fails at start-up, not in a batch
         self.categorical = schema.categorical()
-        self._vectors = None
-        if embedder is not None and self.examples:
-            try:
-                self._vectors = np.asarray(embedder.encode([e.question for e in self.examples], is_query=True))
-            except Exception:  # selection by similarity is an improvement; the pool order still works
-                log.warning("could not embed the SQL example pool; using its order", exc_info=True)
+        self._vectors = embed_pool(embedder, [e.question for e in self.examples], "SQL example pool")
 
     def tables_for(self, domain: str) -> tuple[str, ...]:
         return tuple(t for t in TABLE_GROUPS.get(domain, ()) if self.schema.table(t) is not None)
@@ -137,12 +128,9 @@ class SQLWriter:
         nearest last."""
         same = [i for i, e in enumerate(self.examples) if e.domain == domain
                 and (not tables or any(f" FROM {t}" in e.sql for t in tables))]
-        if self._vectors is not None and same:
-            try:
-                query = np.asarray(self.embedder.encode([question], is_query=True))[0]
-                same.sort(key=lambda i: float(self._vectors[i] @ query), reverse=True)
-            except Exception:
-                log.warning("could not embed the question for SQL example choice", exc_info=True)
+        scores = similarities(self.embedder, self._vectors, question, "SQL example choice") if same else None
+        if scores is not None:
+            same.sort(key=lambda i: -scores[i])
         return [self.examples[i] for i in reversed(same[:self.config.examples_k])]
 
 
