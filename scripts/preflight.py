@@ -253,6 +253,19 @@ def weight_paths(config, task: int = 0) -> dict[str, tuple[str, str]]:
     return wanted
 
 
+def stale_store(path: Path) -> str:
+    """Why a hand-built public-data store cannot serve this code ("" = it can): the model would skip the pathway,
+    and with it the SQL source, at start-up."""
+    from models.public_data.database import store_meta
+    from models.public_data.store import SCHEMA_VERSION
+
+    version = store_meta(path).get("schema_version")
+    if version == SCHEMA_VERSION:
+        return ""
+    return (f"{path} has schema {version or 'none'}, this code reads schema {SCHEMA_VERSION}: rebuild it with "
+            f"python scripts/build_public_data.py --src <csv dir> --out {path}")
+
+
 def _repo_path(path: str) -> Path:
     return Path(path) if os.path.isabs(path) else REPO_ROOT / path
 
@@ -271,6 +284,9 @@ def check_weights(profile: str, task: int = 0) -> tuple[Result, list[Path]]:
             continue
         if marker and path.is_dir() and not (path / marker).exists():
             missing.append(f"{label} ({path} has no {marker})")
+            continue
+        if label == "public data" and stale_store(path):
+            missing.append(f"public data ({stale_store(path)})")
             continue
         found.append(path)
     if missing:

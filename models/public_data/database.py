@@ -44,7 +44,7 @@ def build_database(src: str | Path, out: str | Path) -> dict:
     return write_database(import_directory(src), out, meta)
 
 
-def _meta(database: Path) -> dict[str, str]:
+def store_meta(database: Path) -> dict[str, str]:
     """The meta table of `database`; {} when it is not a readable store."""
     try:
         with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
@@ -63,7 +63,7 @@ def ensure_database(cfg: PublicDataConfig) -> Path | None:
     database = resolve_repo_path(cfg.database)
     src = resolve_repo_path(cfg.build_from).resolve() if cfg.build_from else None
     if database.exists():
-        meta = _meta(database)
+        meta = store_meta(database)
         ours = src is not None and src.exists() and meta.get("source_dir") == str(src)
         current = meta.get("schema_version") == SCHEMA_VERSION
         if ours and (not current or meta.get("fingerprint") != source_fingerprint(src)):

@@ -138,3 +138,20 @@ def test_a_check_that_breaks_is_a_failed_line_not_a_traceback(monkeypatch, capsy
     assert preflight.main(["--only", "config"]) == 1
     out = capsys.readouterr().out
     assert "FAIL  config        the check itself failed: ZeroDivisionError" in out and "0/1 passed" in out
+
+
+def test_a_hand_built_store_of_an_older_schema_is_named_with_its_rebuild(tmp_path):
+    import sqlite3
+
+    from models.public_data import build_database
+    from models.public_data.store import SCHEMA_VERSION
+
+    current = tmp_path / "current.sqlite"
+    build_database(REPO_ROOT / "data" / "public", current)
+    assert preflight.stale_store(current) == ""
+    old = tmp_path / "old.sqlite"
+    with sqlite3.connect(old) as db:
+        db.execute("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT)")
+        db.execute("INSERT INTO meta VALUES ('schema_version', '1')")
+    why = preflight.stale_store(old)
+    assert f"schema 1, this code reads schema {SCHEMA_VERSION}" in why and "build_public_data.py" in why
