@@ -43,6 +43,15 @@ def format_trace(record: Mapping[str, Any], verdict: Mapping[str, Any] | None = 
         if kg.get("direct"):
             lines.append(f"  direct value {kg['direct']!r}")
         lines.extend(f"  fact: {fact}" for fact in kg.get("facts") or [])
+    sql = trace.get("sql")
+    if sql:
+        lines.append(f"sql statement {sql.get('statement')!r}" + (f" ({sql['error']})" if sql.get("error") else ""))
+        lines.extend(f"  repaired: {change}" for change in sql.get("repaired") or [])
+        if sql.get("rows"):
+            lines.append(f"  rows: {json.dumps(sql['rows'], ensure_ascii=False)[:200]}")
+        lines.extend(f"  check: {problem}" for problem in sql.get("problems") or [])
+        if sql.get("value"):
+            lines.append(f"  direct value {sql['value']!r}")
     for attempt in trace.get("attempts") or []:
         verifier = attempt.get("verifier") or {}
         lines.append(f"{attempt.get('pathway')} answer: raw {attempt.get('raw_output', '')!r} -> candidate "

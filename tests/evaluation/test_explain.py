@@ -49,3 +49,16 @@ def test_a_kg_program_shows_its_repairs_and_the_checks_that_did_not_pass():
     assert "run as 'get_soccer_on_date(\"rivermouth athletic\", \"2024-02-17\")[\"opponent\"]'" in text
     assert "check slot: repaired (team_name and date swapped)" in text
     assert "check key: not final (the value comes from 'opponent')" in text and "check kind" not in text
+
+
+def test_the_sql_statement_its_repair_and_its_checks_are_printed():
+    trace = {"sql": {"statement": "SELECT name FROM companies WHERE ticker IN ('msft', 'aapl')", "error": "",
+                     "repaired": ["name IN ('msft', 'aapl') -> ticker IN ('msft', 'aapl')"],
+                     "rows": [["Microsoft Corporation"]],
+                     "problems": ["market_cap: the store holds one snapshot of a figure that changes daily"]}}
+    text = format_trace({"interaction_id": "q", "query": "msft or aapl?", "prediction": "i don't know",
+                         "trace": trace})
+    assert "sql statement \"SELECT name FROM companies WHERE ticker IN ('msft', 'aapl')\"" in text
+    assert "  repaired: name IN ('msft', 'aapl') -> ticker IN ('msft', 'aapl')" in text
+    assert '  rows: [["Microsoft Corporation"]]' in text
+    assert "  check: market_cap: the store holds one snapshot" in text
