@@ -2,9 +2,9 @@
 backend, which compiles Lark natively via `GrammarCompiler.compile_lark`) and llguidance (its `guidance`
 backend). Both CPU wheels are the versions vllm 0.32.0 pins (xgrammar 0.2.8, llguidance 1.7.x).
 
-A byte-level vocabulary (one token per byte plus an end-of-sequence token) stands in for a model's, so the
-grammar itself is what is checked: it compiles, every canonical program of the in-context pool and the API
-training seed is accepted token by token and may end there, and rule-breaking programs are rejected.
+A byte-level vocabulary (tests/grammar_engines.py) stands in for a model's, so the grammar itself is what is
+checked: it compiles, every canonical program of the in-context pool and the API training seed is accepted token
+by token and may end there, and rule-breaking programs are rejected.
 """
 from __future__ import annotations
 
@@ -12,59 +12,22 @@ import json
 import re
 from pathlib import Path
 
-import llguidance
 import pytest
-import xgrammar
 
 from models.kg.apis import compile_program, signatures
 from models.kg.language.ast import format_program
 from models.kg.language.grammar import lark_grammar
+from tests.grammar_engines import LLGuidanceEngine, XGrammarEngine
 from tests.kg.kg_support import DOMAINS, POOL
 
 SEED_PATH = Path(__file__).resolve().parents[2] / "data" / "kg" / "api_train_seed.jsonl"
 SEED = [json.loads(line) for line in SEED_PATH.read_text(encoding="utf-8").splitlines() if line.strip()]
 GRAMMARS = {d: lark_grammar(signatures(d)) for d in DOMAINS}
-EOS = 256
-VOCAB = [bytes([i]) for i in range(256)] + [b"<eos>"]
-
-
-class XGrammarEngine:
-    """vLLM's xgrammar backend: `compile_lark` and a `GrammarMatcher` per request."""
-
-    def __init__(self):
-        info = xgrammar.TokenizerInfo(VOCAB, vocab_type=xgrammar.VocabType.RAW, stop_token_ids=[EOS])
-        compiler = xgrammar.GrammarCompiler(info)
-        self.compiled = {d: compiler.compile_lark(GRAMMARS[d]) for d in DOMAINS}
-
-    def accepts(self, domain: str, text: str) -> bool:
-        matcher = xgrammar.GrammarMatcher(self.compiled[domain])
-        return all(matcher.accept_token(t) for t in text.encode()) and matcher.accept_token(EOS)
-
-
-class _ByteTokenizer:
-    eos_token_id, bos_token_id = EOS, None
-    tokens = VOCAB
-
-    def __call__(self, text: bytes) -> list[int]:
-        return list(text)
-
-
-class LLGuidanceEngine:
-    """vLLM's guidance backend: a Lark grammar through `grammar_from("lark", ...)` and an `LLMatcher`."""
-
-    def __init__(self):
-        self.tokenizer = llguidance.LLTokenizer(llguidance.TokenizerWrapper(_ByteTokenizer()))
-        for domain in DOMAINS:
-            assert llguidance.LLMatcher.validate_grammar(llguidance.grammar_from("lark", GRAMMARS[domain])) == ""
-
-    def accepts(self, domain: str, text: str) -> bool:
-        matcher = llguidance.LLMatcher(self.tokenizer, llguidance.grammar_from("lark", GRAMMARS[domain]), log_level=0)
-        return matcher.consume_tokens(list(text.encode())) and matcher.is_accepting()
 
 
 @pytest.fixture(scope="module", params=[XGrammarEngine, LLGuidanceEngine], ids=["xgrammar", "llguidance"])
 def engine(request):
-    return request.param()
+    return request.param(GRAMMARS)
 
 
 def _canonical(record) -> str:

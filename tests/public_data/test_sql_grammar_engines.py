@@ -1,44 +1,21 @@
 """The SQL grammar under both structured-output engines vLLM 0.32 can use on g4dn: xgrammar (`compile_lark`, its
-default) and llguidance (its `guidance` backend), with a byte-level vocabulary standing in for a model's (as
-tests/kg/test_grammar_engines.py does for the KG grammars): every pool example is accepted token by token under its
-own question's grammar, and a statement naming what the question does not is rejected."""
+default) and llguidance (its `guidance` backend), with a byte-level vocabulary standing in for a model's
+(tests/grammar_engines.py, shared with the KG grammar tests): every pool example is accepted token by token under
+its own question's grammar, and a statement naming what the question does not is rejected."""
 from __future__ import annotations
 
 import re
 
-import llguidance
 import pytest
-import xgrammar
 
 from models.paths import resolve_repo_path
 from models.public_data.sql.config import SQLConfig
 from models.public_data.sql.grammar import sql_grammar
 from models.public_data.sql.schema import describe
 from models.public_data.sql.writer import TABLE_GROUPS, load_examples
+from tests.grammar_engines import LLGuidanceEngine, XGrammarEngine
 
 EXAMPLES = load_examples(resolve_repo_path(SQLConfig().examples))
-EOS = 256
-VOCAB = [bytes([i]) for i in range(256)] + [b"<eos>"]
-
-
-def xgrammar_accepts(grammar: str, text: str) -> bool:
-    info = xgrammar.TokenizerInfo(VOCAB, vocab_type=xgrammar.VocabType.RAW, stop_token_ids=[EOS])
-    matcher = xgrammar.GrammarMatcher(xgrammar.GrammarCompiler(info).compile_lark(grammar))
-    return all(matcher.accept_token(t) for t in text.encode()) and matcher.accept_token(EOS)
-
-
-class _ByteTokenizer:
-    eos_token_id, bos_token_id = EOS, None
-    tokens = VOCAB
-
-    def __call__(self, text: bytes) -> list[int]:
-        return list(text)
-
-
-def llguidance_accepts(grammar: str, text: str) -> bool:
-    tokenizer = llguidance.LLTokenizer(llguidance.TokenizerWrapper(_ByteTokenizer()))
-    matcher = llguidance.LLMatcher(tokenizer, llguidance.grammar_from("lark", grammar), log_level=0)
-    return matcher.consume_tokens(list(text.encode())) and matcher.is_accepting()
 
 
 @pytest.fixture(scope="module")
@@ -46,9 +23,10 @@ def schema(store_path):
     return describe(store_path)
 
 
-@pytest.fixture(params=[xgrammar_accepts, llguidance_accepts], ids=["xgrammar", "llguidance"])
+@pytest.fixture(params=[XGrammarEngine, LLGuidanceEngine], ids=["xgrammar", "llguidance"])
 def accepts(request):
-    return request.param
+    """`accepts(grammar, text)` under one engine (each question has its own grammar)."""
+    return lambda grammar, text: request.param({"q": grammar}).accepts("q", text)
 
 
 def test_vllm_reads_the_grammar_as_lark(schema):
