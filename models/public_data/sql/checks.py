@@ -21,31 +21,34 @@ Statements are read in the grammar's canonical form (models/public_data/sql/gram
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
 from models.public_data.records import format_money
-from models.public_data.sql.grammar import FLAGS, sql_string
+from models.public_data.sql.grammar import DECADE, FLAGS, YEAR, sql_string
 from models.public_data.tables import NAME_COLUMNS, TABLE_NAMES, table
 from models.verify.checkable import options_of, quantities_in
 from models.verify.lexical import normalize
 
 _LITERAL = r"'(?:[^']|'')*'"
 _NUMBER = r"-?\d+(?:\.\d+)?"
-_SHAPE = re.compile(r"SELECT (?P<select>.+?) FROM (?P<table>\w+)(?: WHERE (?P<where>.+?))?(?: GROUP BY (?P<group>\w+))?"
-                    r"(?: ORDER BY (?P<order>.+?))?(?: LIMIT (?P<limit>\d+))?", re.DOTALL)
+_SHAPE = re.compile(r"SELECT (?P<select>.+?) FROM (?P<table>\w+)(?: WHERE (?P<where>.+?))?"
+                    r"(?: GROUP BY (?P<group>\w+))?(?: ORDER BY (?P<order>.+?))?(?: LIMIT (?P<limit>\d+))?", re.DOTALL)
 _CONDITION = re.compile(rf"(?P<column>\w+)(?: (?P<op>=|!=|<=|>=|<|>|LIKE) (?P<value>{_LITERAL}|{_NUMBER})"
                         rf"| IN \((?P<members>{_LITERAL}(?:, {_LITERAL})*)\)"
                         rf"| BETWEEN (?P<low>{_NUMBER}) AND (?P<high>{_NUMBER}))")
 _JOINER = re.compile(r" (?:AND|OR) ")
-_YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
 _COUNT_Q = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b")
 _AMOUNT_Q = re.compile(r"\baverage\b|\bmean\b|\btotal\b|\bcombined\b|\bsum\b|\bhow much\b|\bin all\b")
 _NAME_Q = re.compile(r"^\s*(?:which|who|whose|name)\b|\bwhich\b|\bwho\b")
+_AGGREGATE = re.compile(r"(SUM|AVG|MIN|MAX)\(")
 _MONEY_COLUMNS = frozenset({"budget", "revenue", "market_cap"})
 _UNITS = {"runtime": "minutes"}
 # Columns naming one entity each: a LIKE pattern matching two of their values ('%apple%': Apple Inc. and Apple
-# Hospitality REIT) picks no entity. Titles are left out: '%matrix%' for "the matrix films" means all of them.
+# Hospitality REIT) picks no entity. Titles (and a part played) are left out: '%matrix%' for "the matrix films"
+# means all of them.
+_ENTITY_COLUMNS = NAME_COLUMNS - {"title", "film", "character"}
 # What a question says when it measures by a column (the SQL twin of the KG's key check): a statement ordering or
 # aggregating by a column the question never mentions answers another question ("rated higher" by runtime).
 _COLUMN_CUES = {
@@ -58,7 +61,6 @@ _COLUMN_CUES = {
     "eps": r"\beps\b|\bearnings per share",
     "pe_ratio": r"\bp/?e\b|\bprice.to.earnings|\bpe ratio",
 }
-_ENTITY_COLUMNS = frozenset({"name", "ticker", "person", "artist", "nominee"})
 
 
 @dataclass(frozen=True)
@@ -109,7 +111,8 @@ def problems(question: str, statement: Statement, result, guard, max_direct_rows
     reads one of `dynamic_columns` (a snapshot of figures that change daily) answers nothing."""
     q = " ".join((question or "").lower().split())
     found = []
-    read = set(_measured(statement)) | {c.column for c in statement.conditions}
+    measured = _measured(statement)
+    read = set(measured) | {c.column for c in statement.conditions}
     stale = sorted(read & set(dynamic_columns))
     if stale:
         found.append(f"{', '.join(stale)}: the store holds one snapshot of a figure that changes daily")
@@ -124,15 +127,15 @@ def problems(question: str, statement: Statement, result, guard, max_direct_rows
             if value.startswith("'") and not _grounded(guard, statement.table, condition, value):
                 found.append(f"{statement.table}.{condition.column} holds nothing {condition.op.lower()} {value}")
     numbers = statement.numbers()
-    missing = [y for y in dict.fromkeys(_YEAR.findall(q)) if y not in numbers and not _decade(q, y)]
+    missing = [y for y in dict.fromkeys(YEAR.findall(q)) if y not in numbers and not _decade(q, y)]
     if missing:
         found.append(f"the question's year {', '.join(missing)} is not in the statement")
-    invented = [n for n in sorted(numbers) if _YEAR.fullmatch(n) and n not in q and not _in_decade(q, n)]
+    invented = [n for n in sorted(numbers) if YEAR.fullmatch(n) and n not in q and not _in_decade(q, n)]
     if invented:
         found.append(f"the year {', '.join(invented)} is not in the question")
     stated = {v for v, _ in quantities_in(q)}
     flags = {v for c in statement.conditions if c.column in FLAGS for v in c.values}
-    guessed = [n for n in sorted(numbers - flags) if not _YEAR.fullmatch(n) and float(n) not in stated]
+    guessed = [n for n in sorted(numbers - flags) if not YEAR.fullmatch(n) and float(n) not in stated]
     if guessed:
         found.append(f"the number {', '.join(guessed)} is not in the question")
     decades = [c for c in statement.conditions if c.op == "=" and any(_decade(q, v) for v in c.values)]
@@ -148,27 +151,25 @@ def problems(question: str, statement: Statement, result, guard, max_direct_rows
     left_out = [o for o in options(q) if o not in literals]
     if left_out:
         found.append(f"the question's option(s) {', '.join(left_out)} are not in the statement")
-    for column in dict.fromkeys(_measured(statement)):
+    for column in dict.fromkeys(measured):
         if column in _COLUMN_CUES and not re.search(_COLUMN_CUES[column], q):
             found.append(f"the question does not ask about {column}")
     first = statement.select[0] if statement.select else ""
-    counts = first.startswith("COUNT(")
-    if _COUNT_Q.search(q) and not counts:
+    counts, asks_count, asks_name = first.startswith("COUNT("), bool(_COUNT_Q.search(q)), bool(_NAME_Q.search(q))
+    if asks_count and not counts:
         found.append("the question asks how many; the statement selects no count")
-    elif counts and not _COUNT_Q.search(q):
+    elif counts and not asks_count:
         found.append("a count, but the question asks for no count")
-    elif _AMOUNT_Q.search(q) and not _COUNT_Q.search(q) and not re.match(r"(SUM|AVG|MIN|MAX)\(", first) \
-            and not _NAME_Q.search(q):
+    elif _AMOUNT_Q.search(q) and not asks_count and not _AGGREGATE.match(first) and not asks_name:
         found.append("the question asks for an amount; the statement selects no aggregate")
-    if result.rows and not counts and _NAME_Q.search(q) and not _COUNT_Q.search(q) \
-            and not isinstance(result.rows[0][0], str):
+    if result.rows and not counts and asks_name and not asks_count and not isinstance(result.rows[0][0], str):
         found.append("the question asks which or who; the statement selects a number")
     return found
 
 
 def _measured(statement: Statement) -> list[str]:
     """The columns the answer is measured by: aggregated in the select, or ordered by."""
-    selected = [_column_of(item) for item in statement.select if re.match(r"(SUM|AVG|MIN|MAX)\(", item)]
+    selected = [_column_of(item) for item in statement.select if _AGGREGATE.match(item)]
     ordered = _column_of(statement.order.removesuffix(" DESC").removesuffix(" ASC")) if statement.order else ""
     return [c for c in (*selected, ordered) if c]
 
@@ -180,7 +181,7 @@ def _decade(question: str, year: str) -> bool:
 
 def _in_decade(question: str, year: str) -> bool:
     """Whether `year` lies in a decade the question names ("the 1990s": 1990-1999, or 2000 as its end)."""
-    return any(int(d) <= int(year) <= int(d) + 10 for d in re.findall(r"\b(1[89]\d0|20\d0)s\b", question))
+    return any(int(d) <= int(year) <= int(d) + 10 for d in DECADE.findall(question))
 
 
 def options(question: str) -> list[str]:
@@ -194,15 +195,21 @@ def options(question: str) -> list[str]:
 
 def _matches(guard, table: str, condition: Condition) -> list[str]:
     """The distinct values of the condition's column that its LIKE pattern matches (at most 4)."""
-    probe = f"SELECT DISTINCT {condition.column} FROM {table} WHERE {condition.column} LIKE {condition.values[0]} LIMIT 4"
+    column, pattern = condition.column, condition.values[0]
+    probe = f"SELECT DISTINCT {column} FROM {table} WHERE {column} LIKE {pattern} LIMIT 4"
     return [str(v) for (v,) in guard.run(probe).rows]
 
 
 def _grounded(guard, table: str, condition: Condition, literal: str) -> bool:
     """Whether some row of `table` has `condition.column` = (or LIKE) `literal`."""
-    op = "LIKE" if condition.op == "LIKE" else "="
-    probe = f"SELECT 1 FROM {table} WHERE {condition.column} {op} {literal} LIMIT 1"
-    return bool(guard.run(probe).rows)
+    return _holds(guard, table, condition.column, "LIKE" if condition.op == "LIKE" else "=", literal)
+
+
+@functools.lru_cache(maxsize=1024)
+def _holds(guard, table: str, column: str, op: str, literal: str) -> bool:
+    """One grounding probe, remembered: `repair` and `problems` ask the same ones of a read-only store, and each
+    is a scan of the column (no index on a model's pattern)."""
+    return bool(guard.run(f"SELECT 1 FROM {table} WHERE {column} {op} {literal} LIMIT 1").rows)
 
 
 def direct_value(statement: Statement, result) -> str:
@@ -306,4 +313,5 @@ def _cell(name: str, value) -> str:
     return str(value)
 
 
-__all__ = ["Condition", "Statement", "as_option", "repair", "describe_rows", "direct_value", "problems", "read_statement", "sql_string"]
+__all__ = ["Condition", "Statement", "as_option", "describe_rows", "direct_value", "options", "problems",
+           "read_statement", "repair"]

@@ -28,7 +28,8 @@ _NUMERIC = ("INTEGER", "REAL")
 FLAGS = frozenset({"won"})  # 0/1 columns: compared with 0 or 1 only, never with the question's numbers
 _MAX_SPAN_WORDS = 6
 _EMPTY = '"\'\'"'  # the empty SQL string, as a Lark literal: a rule cannot be empty
-_YEAR = re.compile(r"\b(?:1[89]\d\d|20\d\d)\b")
+YEAR = re.compile(r"\b(?:1[89]\d\d|20\d\d)\b")
+DECADE = re.compile(r"\b(1[89]\d0|20\d0)s\b")  # "the 1990s": its first year
 _WORD = re.compile(r"[\w][\w.&'\-]*", re.UNICODE)
 
 
@@ -57,8 +58,8 @@ def question_numbers(question: str) -> list[str]:
     is 2000000000000) and a decade's first and last year ("the 1970s": 1970, 1979). A model that may write any
     number copies its examples' years. (A flag column takes 0 or 1 by a rule of its own.)"""
     q = " ".join((question or "").lower().split())
-    numbers = set(_YEAR.findall(q))
-    for decade in re.findall(r"\b(1[89]\d0|20\d0)s\b", q):
+    numbers = set(YEAR.findall(q))
+    for decade in DECADE.findall(q):
         numbers.update((decade, str(int(decade) + 9)))
     for value, _ in quantities_in(q):
         numbers.add(str(int(value)) if float(value).is_integer() else f"{value:g}")

@@ -116,7 +116,8 @@ class ReadOnlySQL:
             # arg1 is the table; a column of a subquery or CTE has none of its own (None), whose reads were
             # authorised where the subquery reads its table.
             if arg1 is None or (arg1.lower() in self.tables and database in (None, "main")):
-                self._read.add(arg1.lower()) if arg1 else None
+                if arg1:
+                    self._read.add(arg1.lower())
                 return sqlite3.SQLITE_OK
             return self._deny(f"reads {arg1}")
         if action == sqlite3.SQLITE_FUNCTION:

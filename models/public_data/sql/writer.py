@@ -101,18 +101,25 @@ class SQLWriter:
         # tables are ~1,000 tokens, a 135M model's prefill on 2 cores), examples that read them, and a grammar the
         # model cannot stray from.
         used = self.tables_asked(question, tables)
-        examples = self.select(question, domain, used)
-        messages = list(self.template.render(schema=self.schema.text(used), question=f"Question: {question}"))
-        for example in examples:
-            messages[-1:-1] = [{"role": "user", "content": f"Question: {example.question}"},
-                               {"role": "assistant", "content": example.sql}]
-        tables = used
         constraint = None
         if self.config.constrained:
-            grammar = sql_grammar(self.schema, tables, question, self.categorical)
+            grammar = sql_grammar(self.schema, used, question, self.categorical)
             constraint = DecodingConstraint(is_valid_prefix=_any_prefix, grammar=grammar)
-        return GenerationRequest(tuple(_examples_after_schema(messages)), adapter=self.config.adapter,
+        return GenerationRequest(self._messages(question, domain, used), adapter=self.config.adapter,
                                  max_new_tokens=self.config.max_new_tokens, stop=_STOP, constraint=constraint)
+
+    def _messages(self, question: str, domain: str, tables: Sequence[str]) -> tuple[dict, ...]:
+        """Few-shot as a conversation: the template's first user turn holds the schema and the first question
+        (an example's, else the real one), each example is answered by an assistant turn holding its statement,
+        and the real question is the last user turn."""
+        turns = [(e.question, e.sql) for e in self.select(question, domain, tables)] + [(question, None)]
+        *system, first = self.template.render(schema=self.schema.text(tables), question=f"Question: {turns[0][0]}")
+        messages = [*system]
+        for i, (asked, sql) in enumerate(turns):
+            messages.append(first if i == 0 else {"role": "user", "content": f"Question: {asked}"})
+            if sql is not None:
+                messages.append({"role": "assistant", "content": sql})
+        return tuple(messages)
 
     def tables_asked(self, question: str, tables: Sequence[str]) -> tuple[str, ...]:
         """The tables of `tables` whose cue the question has: awards for "oscar", credits for "directed", genres
@@ -137,17 +144,3 @@ class SQLWriter:
 def _any_prefix(_: str) -> bool:
     """Without llguidance there is no prefix check for SQL: the guard and the checks judge what comes out."""
     return True
-
-
-def _examples_after_schema(messages: list[dict]) -> list[dict]:
-    """The rendered template's last user turn holds the schema and the question; the examples must follow the
-    schema, so the schema moves to the first example turn and the question stays last."""
-    if len(messages) < 3 or messages[-1]["role"] != "user":
-        return messages
-    schema, _, question = messages[-1]["content"].rpartition("\n\n")
-    first = next(i for i, m in enumerate(messages) if m["role"] == "user")
-    if first == len(messages) - 1:
-        return messages
-    messages[first] = {"role": "user", "content": f"{schema}\n\n{messages[first]['content']}"}
-    messages[-1] = {"role": "user", "content": question}
-    return messages
