@@ -138,11 +138,7 @@ def _float(text: str) -> float | None:
 
 def _number(text: str) -> float:
     """A float, or 0.0 for anything that is not a finite number ("", "nan", "1999-10-15")."""
-    try:
-        value = float(text)
-    except ValueError:
-        return 0.0
-    return value if math.isfinite(value) else 0.0
+    return _float(text) or 0.0
 
 
 def read_credits(path: Path) -> dict[str, tuple[list[tuple[str, str]], list[str]]]:
