@@ -52,6 +52,9 @@ class SQLSource:
     def retrieve(self, run, asks, deadline) -> list[Evidence]:
         out = []
         for state, statement in asks:
+            if deadline is not None and deadline.expired():  # each statement and probe is bounded, not their sum
+                out.append(Evidence("sql", provenance={"statement": statement, "error": "the stage deadline passed"}))
+                continue
             try:
                 out.append(self.evidence(state.query.text, statement or ""))
             except Exception as exc:  # noqa: BLE001 - one query's statement costs that query, never the batch

@@ -244,3 +244,14 @@ def test_the_source_answers_checked_values_and_refuses_the_rest(store_path, embe
     assert titanic.source != "sql-direct" and "holds nothing = 'titanic'" in titanic.trace["sql"]["problems"][0]
     assert inception.trace["sql"]["error"] == "not a SELECT statement" and inception.source != "sql-direct"
     assert "sql" not in plain.trace  # a lookup is not asked
+
+
+def test_statements_are_not_run_after_the_stage_deadline(store_path, schema, guard):
+    from models.deadline import Deadline
+
+    source = SQLSource(writer(schema), guard, (1,))
+    asks = [(type("State", (), {"query": queries("how many films did david fincher direct")[0]})(),
+             "SELECT COUNT(*) FROM movie_credits WHERE person LIKE '%david fincher%' AND job = 'director'")]
+    assert source.retrieve(None, asks, Deadline(60))[0].direct == "2"
+    late = source.retrieve(None, asks, Deadline(0))[0]
+    assert not late and late.provenance["error"] == "the stage deadline passed"
