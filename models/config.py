@@ -26,6 +26,7 @@ from models.calculator.config import CalculatorConfig
 from models.embedder import EmbedderConfig
 from models.kg.config import KGConfig
 from models.llm.config import LLMConfig
+from models.omni.config import OmniConfig
 from models.public_data.config import PublicDataConfig
 from models.reasoning.config import ReasoningConfig
 from models.routing.config import RoutingConfig
@@ -54,6 +55,10 @@ class PipelineConfig:
     # every source but the last answers only what its evidence settles, the last one answers the rest. "sql" (the
     # public-data store in SQL, issue 31) comes after the KG, whose exact values win, and before the web.
     sources: tuple[str, ...] = ("public_data", "kg", "sql", "web")
+    # db3: the cascade above, in that order (a verified answer settles its query; the last source answers the
+    # rest) | omni: OmniRetrieval (seed 002, section `omni`): choose sources per question, ask each chosen one,
+    # rank all their evidence into one context and answer once from it (README "Modes" has both measured).
+    mode: str = "db3"
     batch_size: int = 4  # what get_batch_size() returns, 1..16
     per_question_budget_s: float = 30.0  # the grader's limit per question
     deadline_margin_s: float = 3.0  # kept back from batch_size * budget for post-processing
@@ -72,6 +77,7 @@ class PipelineConfig:
     # KG stage can never starve the web. Measured on the Task-3 benchmark (scripts/bench_task3.py).
     stage_budgets: dict[str, float] = field(default_factory=lambda: {
         "route": 0.1, "public data": 0.25, "sql": 0.25, "kg": 0.5, "web retrieval": 0.5,
+        "select sources": 0.1,  # omni mode's source selection (an LLM call with omni.selection.kind llm)
         # ElectricSheep's optional stages (when enabled): inputs of the reasoning step, which gets the rest
         "attributes": 0.1, "knowledge": 0.25, "calculator": 0.25})
 
@@ -94,6 +100,7 @@ class Config:
     attributes: AttributeConfig = field(default_factory=AttributeConfig)
     calculator: CalculatorConfig = field(default_factory=CalculatorConfig)
     reasoning: ReasoningConfig = field(default_factory=ReasoningConfig)
+    omni: OmniConfig = field(default_factory=OmniConfig)  # read when pipeline.mode is omni
 
 
 def load_config(profile: str | os.PathLike | None = None, overrides: Mapping[str, Any] | None = None) -> Config:

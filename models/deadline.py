@@ -61,7 +61,8 @@ class Deadline:
 
 # Stages of the pipeline that get a share of the batch time (the answer step gets whatever is left; the
 # reasoning step too, less its backup summarizer's reserve). The last three are ElectricSheep's (off by default).
-STAGES = ("route", "public data", "sql", "kg", "web retrieval", "attributes", "knowledge", "calculator")
+STAGES = ("route", "select sources", "public data", "sql", "kg", "web retrieval", "attributes", "knowledge",
+          "calculator")
 
 
 def check_stage_budgets(budgets: dict) -> None:

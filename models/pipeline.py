@@ -18,6 +18,13 @@ settles its query; the last source answers the rest. Answers are made by the ans
 checked by the verify step (the verifier, then ElectricSheep's attribute policy when it is on): unsupported
 means "i don't know". Each query carries a trace (`Answer.trace`) of what every stage did.
 
+`pipeline.mode: omni` is OmniRetrieval's way (seed 002, models/omni/) over the same sources:
+
+    queries ─► 1 route ─► select sources (per query: up to k, best first) ─► each chosen source: native query ─►
+               retrieve ─► select evidence (all sources' items ranked into one context with their provenance;
+               differing exact values settled by agreement, then preference) ─► the kept exact value, verified,
+               or one answer from the whole context ─► verify ─► answers
+
 Every stage runs for the whole batch at once (one LLM call per stage, adapters chosen per request), asks
 the shared `Deadline` before it starts, runs under its own share of the time left (`pipeline.stage_budgets`,
 so KG generation that runs long is cut and the web and answer steps still run), and degrades per item: a
@@ -36,8 +43,10 @@ from models.calculator.tool import NumericalCalculator
 from models.config import Config
 from models.deadline import Deadline, check_stage_budgets
 from models.embedder import Embedder
+from models.evidence import Evidence
 from models.llm.generator import Generator, make_generator
 from models.llm.prompts import PromptLibrary
+from models.omni import Consolidated, EvidenceSelector, SourceSelector, make_source_selector
 from models.reasoning import KnowledgeExtractor, Reasoner
 from models.run import BatchRun, QueryState
 from models.sources import Source, SourceParts, build_sources
@@ -48,6 +57,8 @@ from models.web import WebRetriever
 
 log = logging.getLogger(__name__)
 
+MODES = ("db3", "omni")
+
 
 class Pipeline:
     """Assembled from config; components can be injected (tests pass fakes), and so can the sources."""
@@ -56,7 +67,8 @@ class Pipeline:
                  public_data=None, prompts: PromptLibrary | None = None, grader_trim=None,
                  verifier: Verifier | None = None, attributes: AttributePredictor | None = None,
                  reasoner: Reasoner | None = None, knowledge: KnowledgeExtractor | None = None,
-                 calculator: NumericalCalculator | None = None, sources: Sequence[Source] | None = None):
+                 calculator: NumericalCalculator | None = None, sources: Sequence[Source] | None = None,
+                 source_selector: SourceSelector | None = None, evidence_selector: EvidenceSelector | None = None):
         c = config
         self.config, self.generator, self.router = config, generator, router
         self.web, self.kg, self.public_data = web, kg, public_data  # the components, as assembled (benchmarks)
@@ -64,6 +76,12 @@ class Pipeline:
         self.sources = list(sources) if sources is not None else build_sources(
             c.pipeline.sources, SourceParts(config, generator, web, kg, public_data))
         check_stage_budgets(c.pipeline.stage_budgets)
+        if c.pipeline.mode not in MODES:
+            raise ValueError(f"unknown pipeline.mode {c.pipeline.mode!r}; expected one of {list(MODES)}")
+        if c.pipeline.mode == "omni" and source_selector is None:
+            raise ValueError("pipeline.mode omni needs a source selector (Pipeline.from_config builds it)")
+        self.source_selector = source_selector
+        self.evidence_selector = evidence_selector or EvidenceSelector(c.omni.evidence)
         if c.attributes.enabled and attributes is None:
             raise ValueError("attributes.enabled needs an AttributePredictor (Pipeline.from_config builds it)")
         self.attribute_policy = AttributePolicy(attributes, c.attributes, c.verifier) if c.attributes.enabled \
@@ -106,8 +124,14 @@ class Pipeline:
         attributes = None
         if config.attributes.enabled:
             attributes = AttributePredictor.from_config(config.attributes, embedder=embedder, generator=generator)
+        source_selector = evidence_selector = None
+        if config.pipeline.mode == "omni":
+            source_selector = make_source_selector(config.omni.selection, embedder=embedder, generator=generator,
+                                                   prompts=prompts)
+            evidence_selector = EvidenceSelector(config.omni.evidence, embedder=embedder)
         return cls(config, generator, web, router, kg=kg, public_data=public_data, prompts=prompts,
-                   grader_trim=grader_trim, verifier=verifier, attributes=attributes)
+                   grader_trim=grader_trim, verifier=verifier, attributes=attributes,
+                   source_selector=source_selector, evidence_selector=evidence_selector)
 
     def _answerer(self, grader_trim, reasoner, knowledge, calculator):
         """db3's short answer step, or (`reasoning.enabled`) ElectricSheep's reasoning step around it, with its
@@ -144,18 +168,38 @@ class Pipeline:
         run.stage("route", self._route, deadline)                                   # 1
         if self.attribute_policy is not None:  # ElectricSheep's static/dynamic prediction (off by default)
             run.stage("attributes", lambda states, d: self.attribute_policy.predict(run.task, states, d), deadline)
+        if self.config.pipeline.mode == "omni":                                     # OmniRetrieval
+            self._omni(run, deadline)
+            return run.answers()
         for source in self.sources:                                                 # 2-5, in the profile's order
             if source.runs_in(run.task):
                 run.stage(source.descriptor.stage, lambda states, d: self._consult(source, run, states, d), deadline)
         return run.answers()
+
+    def _omni(self, run: BatchRun, deadline: Deadline) -> None:
+        sources = [s for s in self.sources if s.runs_in(run.task)]
+        run.stage("select sources", lambda states, d: self._select_sources(sources, states, d), deadline)
+        for source in sources:  # (a query whose selection failed, engaged None, asks every source)
+            run.stage(source.descriptor.stage, lambda states, d: self._gather(
+                source, run, [s for s in states if s.engaged is None or source.descriptor.name in s.engaged], d),
+                deadline)
+        run.stage("select evidence", lambda states, d: self._select_evidence(sources, states), deadline)
+        run.stage("answer", lambda states, d: self._answer_selected(run, states, d), deadline)
 
     def _route(self, states: list[QueryState], deadline: Deadline) -> None:
         for state, domain in zip(states, self.router.route([s.query for s in states], deadline=deadline)):
             state.domain = domain
 
     def _consult(self, source: Source, run: BatchRun, states: list[QueryState], deadline: Deadline) -> None:
-        """Asks `source` about the open queries (its native query written in one batched call), keeps each
-        query's evidence, then answers what the source's plan allows."""
+        """Asks `source` about the open queries, then answers what the source's plan allows."""
+        self._answer_from(source, run, self._gather(source, run, states, deadline), deadline)
+
+    def _gather(self, source: Source, run: BatchRun, states: list[QueryState], deadline: Deadline
+                ) -> list[QueryState]:
+        """Asks `source` about `states` (its native query written in one batched call) and keeps each query's
+        evidence; returns the states it asked (a source with a native stage skips those it has no query for)."""
+        if not states:
+            return []
         native_stage = source.descriptor.native_stage
         if native_stage:
             requests = [(s, source.native_request(s.query, s.domain)) for s in states]
@@ -167,7 +211,7 @@ class Pipeline:
         for (state, _), evidence in zip(asks, source.retrieve(run, asks, deadline)):
             state.evidence[source.descriptor.name] = evidence
             source.trace(state, evidence, run)
-        self._answer_from(source, run, [s for s, _ in asks], deadline)
+        return [s for s, _ in asks]
 
     def _answer_from(self, source: Source, run: BatchRun, states: list[QueryState], deadline: Deadline) -> None:
         """Direct values first (checked without a model call), then one answer call per plan; on the last source
@@ -183,6 +227,57 @@ class Pipeline:
             pathway, attempts = self.answerer.answer(run, contexts, plan.pathway, plan.prompt, plan.adapter, deadline,
                                                      final)
             self.verify.settle(pathway, attempts, deadline, final)
+
+    # ------------------------------------------------------------------ OmniRetrieval (pipeline.mode: omni)
+    def _select_sources(self, sources: list[Source], states: list[QueryState], deadline: Deadline) -> None:
+        descriptors = [s.descriptor for s in sources]
+        choices = self.source_selector.select([s.query.text for s in states], descriptors, deadline, states)
+        for state, choice in zip(states, choices):
+            state.engaged = choice.engaged
+            state.trace["omni"] = {"selection": choice.as_trace()}
+
+    def _select_evidence(self, sources: list[Source], states: list[QueryState]) -> None:
+        """One `Consolidated` per query, kept as its "omni" evidence (the context, the kept exact value)."""
+        names = [s.descriptor.name for s in sources]
+        for state in states:
+            engaged = [n for n in names if n in (state.engaged or names)]
+            dates = {p.page_url: p.page_last_modified for p in state.query.search_results}
+            picked = self.evidence_selector.select(state.query.text, state.evidence, engaged, dates)
+            state.evidence["omni"] = _as_evidence(picked)
+            state.trace.setdefault("omni", {})["evidence"] = dict(picked.trace)
+
+    def _answer_selected(self, run: BatchRun, states: list[QueryState], deadline: Deadline) -> None:
+        """The kept exact value where there is one (checked against its source's items, as in db3), then one
+        answer call over the whole selected context for every query still open; that answer is final."""
+        direct = [s for s in states if s.evidence_of("omni").direct]
+        for pathway in dict.fromkeys(_exact_pathway(s) for s in direct):
+            self.verify.settle(pathway, [_chosen(s) for s in direct if _exact_pathway(s) == pathway], deadline,
+                               final=False)
+        rest = [s for s in states if s.answer is None]
+        if not rest:
+            return
+        p = self.config.pipeline
+        contexts = [(s, list(s.evidence_of("omni").items)) for s in rest]
+        pathway, attempts = self.answerer.answer(run, contexts, "omni", p.answer_prompt, p.answer_adapter, deadline,
+                                                 True)
+        self.verify.settle(pathway, attempts, deadline, True)
+
+
+def _as_evidence(picked: Consolidated) -> Evidence:
+    chosen = picked.chosen
+    return Evidence("omni", picked.items, chosen.value if chosen else "",
+                    {"from": chosen.source if chosen else ""})
+
+
+def _exact_pathway(state: QueryState) -> str:
+    return f"{state.evidence_of('omni').provenance['from']}-direct"
+
+
+def _chosen(state: QueryState) -> Attempt:
+    """The kept exact value as the answer, checked against the items of the source that gave it."""
+    source = state.evidence_of("omni").provenance["from"]
+    value = state.evidence_of("omni").direct
+    return Attempt(state, value, value, state.evidence_of(source).items)
 
 
 def _direct(state: QueryState, source: Source) -> Attempt:

@@ -27,6 +27,7 @@ class QueryState:
     query: Query
     domain: str = "open"
     evidence: dict[str, Evidence] = field(default_factory=dict)  # source name -> what it returned
+    engaged: tuple[str, ...] | None = None  # omni mode: the sources chosen for it (None: every source, db3)
     answer: Answer | None = None
     attribute: str | None = None  # "static" | "dynamic" when ElectricSheep's attribute predictor ran
     reason: str | None = None  # the verify step's reason for its latest decision (None: no answer was checked)
