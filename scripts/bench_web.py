@@ -12,12 +12,12 @@ extractor as fallback and for tables) -> blingfire sentence groups + whole table
 embedder -> top `rerank_k` by cosine -> the same context budget (`es.*` columns).
 
 How answer-in-context recall is counted. Several gold answers are sentences, and some short ones are
-meaningless as substrings ("yes", "en", "nan"). Each question therefore gets *key strings*: for the known
-dev questions the entities of the gold answer (table `KEYS`), each its own key; otherwise one key whose
-spellings are the gold answer and its alternatives (found if any spelling is), keeping spellings of at most
-four words and three or more characters that are not yes/no/nan/refusals. A key counts only if it occurs
-in the text of at least one of the question's pages (otherwise no retriever can find it; such keys are
-listed as unreachable). Recall = reachable keys found (case-insensitively) in the context / reachable
+meaningless as substrings ("yes", "en", "nan"). Each question therefore gets *key strings*
+(`evaluation.context_recall.answer_keys`): for the known dev questions the entities of the gold answer, each its
+own key; otherwise one key whose spellings are the gold answer and its alternatives (found if any spelling is),
+keeping spellings of at most four words and three or more characters that are not yes/no/nan/refusals. A key
+counts only if it occurs in the text of at least one of the question's pages (otherwise no retriever can find it;
+such keys are listed as unreachable). Recall = reachable keys found (case-insensitively) in the context / reachable
 keys, where the context is exactly what the LLM would read (`format_context`, the profile's token budget,
 counted with the grader's Llama tokenizer when `--tokenizer` exists, else whitespace words).
 """
@@ -38,6 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from models.config import load_config  # noqa: E402
+from evaluation import context_recall  # noqa: E402
+from evaluation.context_recall import Key  # noqa: E402
 from evaluation.data import load_examples  # noqa: E402
 from models.embedder import Embedder  # noqa: E402
 from models.types import Chunk, Query  # noqa: E402
@@ -46,17 +48,6 @@ from models.web.main_content import MainContentConfig, extract_main_content  # n
 from models.web.pages import snippet_document, unique_pages  # noqa: E402
 from models.web.sentence_chunker import SentenceChunkConfig, SentenceChunker  # noqa: E402
 
-# Entities of the gold answers of ../shared/crag/dev_data.jsonl.bz2 (by interaction_id prefix).
-KEYS = {
-    "55b219e5": ["salesforce"],
-    "6a9a6e0f": ["jennifer aniston", "kim kardashian", "selena gomez"],
-    "1645bfaf": ["hess midstream", "xerox", "at&t"],
-    "db078969": ["i-878", "3,696"],
-    "d535abd8": ["carol forman"],
-    "1d2e8c37": ["universal pictures"],
-}
-Key = tuple[str, ...]  # the spellings of one fact; found if any spelling is
-_NOT_KEYS = {"yes", "no", "nan", "en", "invalid question", "i don't know"}
 NAIVE_TOP_K = 20  # the CRAG baseline's NUM_CONTEXT_SENTENCES
 NAIVE_SENTENCE_CHARS = 1000  # its MAX_CONTEXT_SENTENCE_LENGTH
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
@@ -96,11 +87,7 @@ def page_texts(query: Query) -> list[str]:
 def answer_keys(example: dict, texts: list[str]) -> tuple[list[Key], list[Key]]:
     """(reachable keys, unreachable keys) of one question; see the module docstring."""
     pages = " ".join(texts + [p.page_snippet for p in to_query(example).search_results]).lower()
-    keys = [(k,) for k in KEYS.get(str(example["interaction_id"])[:8], [])]
-    if str(example["interaction_id"])[:8] not in KEYS:
-        spellings = [example.get("answer", "")] + list(example.get("alt_ans") or [])
-        spellings = [k.strip().lower() for k in spellings if isinstance(k, str)]
-        keys = [tuple(k for k in spellings if len(k.split()) <= 4 and len(k) >= 3 and k not in _NOT_KEYS)]
+    keys = context_recall.answer_keys(example, min_chars=3)
     reachable = [tuple(k for k in key if k in pages) for key in keys]
     return [k for k in reachable if k], [key for key, r in zip(keys, reachable) if key and not r]
 

@@ -68,7 +68,11 @@ def candidate(attempt: Attempt, pathway: str) -> Candidate:
                      facts=sum(c.kind in _FACT_KINDS for c in attempt.chunks), calls=calls)
 
 
+TRACED_CHARS = 2000  # a whole parent chunk (700 chars) or fact block: a run's context recall is read from traces
+
+
 def chunk_trace(chunk: Chunk) -> dict:
-    """A context chunk as the trace shows it: where it came from and how it starts."""
+    """A context chunk as the trace shows it: where it came from and its text (scripts/compare_modes.py reads
+    answer-in-context recall from it)."""
     return {"source": chunk.source, "kind": chunk.kind, "score": round(float(chunk.score), 4),
-            "text": chunk.text[:300]}
+            "text": chunk.text[:TRACED_CHARS]}

@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import logging
 import re
+from datetime import datetime
+from email.utils import parsedate_to_datetime
 from dataclasses import dataclass, field, replace
 from typing import Mapping, Sequence
 
 import numpy as np
 
+from models.answering.verify_step import TRACED_CHARS  # items traced whole, as attempts' chunks are
 from models.omni.config import EvidenceSelectionConfig
 from models.types import Chunk
 
@@ -81,7 +84,7 @@ class EvidenceSelector:
         asked = [name for name in engaged if name in evidence]
         items = [(name, chunk) for name in asked for chunk in evidence[name].items if chunk.text.strip()]
         exact = [(name, evidence[name].direct) for name in asked if evidence[name].direct]
-        relevance = self._relevance(question, [chunk for _, chunk in items])
+        relevance = self._relevance(question, [chunk for _, chunk in items], [name for name, _ in items])
         scored = []
         for (name, chunk), rel in zip(items, relevance):
             agrees = [src for src, value in exact if src != name and states_value(chunk.text, value)]
@@ -95,22 +98,33 @@ class EvidenceSelector:
                        for name, value in exact)
         chosen, rule = self._settle(values)
         trace = {"items": [{"source": name, "score": round(score, 4), "agrees_with": agrees,
-                            "kept": any(chunk is k[2] for k in kept), "text": chunk.text[:120]}
+                            "kept": any(chunk is k[2] for k in kept), "text": chunk.text[:TRACED_CHARS]}
                            for score, name, chunk, agrees in sorted(scored, key=lambda s: -s[0])],
                  "exact": [{"source": e.source, "value": e.value, "support": e.support} for e in values],
                  "conflict": rule, "chosen": chosen.source if chosen else None}
         return Consolidated(context, values, chosen, trace)
 
-    def _relevance(self, question: str, chunks: Sequence[Chunk]) -> list[float]:
+    def _relevance(self, question: str, chunks: Sequence[Chunk], names: Sequence[str]) -> list[float]:
+        """Each item's relevance: the MiniLM cosine to the question, re-dealt within its source so that the
+        source's own order stands (the web's reranker ranked its chunks better than one cosine does; the
+        cosines decide only how the sources' lists interleave). Without an embedder: the sources' own scores."""
         if not chunks:
             return []
-        if self.embedder is not None:
-            try:
-                vectors = np.asarray(self.embedder.encode([question, *(c.text for c in chunks)], is_query=True))
-                return [float(v) for v in vectors[1:] @ vectors[0]]
-            except Exception:  # noqa: BLE001 - a failed embedding ranks by the sources' own scores
-                log.warning("evidence selection could not embed %d items", len(chunks), exc_info=True)
-        return [float(c.score) for c in chunks]
+        own = [float(c.score) for c in chunks]
+        if self.embedder is None:
+            return own
+        try:
+            vectors = np.asarray(self.embedder.encode([question, *(c.text for c in chunks)], is_query=True))
+            cosines = [float(v) for v in vectors[1:] @ vectors[0]]
+        except Exception:  # noqa: BLE001 - a failed embedding ranks by the sources' own scores
+            log.warning("evidence selection could not embed %d items", len(chunks), exc_info=True)
+            return own
+        out = list(cosines)
+        for name in dict.fromkeys(names):
+            at = [i for i, n in enumerate(names) if n == name]
+            for i, value in zip(at, sorted((cosines[i] for i in at), reverse=True)):
+                out[i] = value
+        return out
 
     def _settle(self, values: Sequence[Exact]) -> tuple[Exact | None, str]:
         """The exact value to keep and the rule that chose it ("" when there was nothing to choose)."""
@@ -148,5 +162,21 @@ def _keep(scored: list, k: int, per_source: int) -> list:
 
 def _led(name: str, chunk: Chunk, page_dates: Mapping[str, str]) -> str:
     """The item's text led by its provenance: "[kg] ...", "[web 2024-03-01] ..." (the page's date, when known)."""
-    date = (page_dates.get(chunk.source) or "").strip()[:10] if name == "web" else ""
+    date = page_date(page_dates.get(chunk.source, "")) if name == "web" else ""
     return f"[{name}{' ' + date if date else ''}] {chunk.text}"
+
+
+def page_date(text: str) -> str:
+    """A page's last-modified time as YYYY-MM-DD ("" when unreadable): CRAG pages give ISO times or RFC 2822
+    ones ("Sun, 04 Feb 2024 10:00:00 GMT")."""
+    text = (text or "").strip()
+    if not text:
+        return ""
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).date().isoformat()
+    except ValueError:
+        pass
+    try:
+        return parsedate_to_datetime(text).date().isoformat()
+    except (TypeError, ValueError, IndexError):
+        return ""

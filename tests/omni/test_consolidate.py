@@ -4,7 +4,7 @@ import numpy as np
 
 from models.evidence import Evidence
 from models.omni.config import EvidenceSelectionConfig
-from models.omni.consolidate import EvidenceSelector, states_value
+from models.omni.consolidate import EvidenceSelector, page_date, states_value
 from models.types import Chunk
 
 
@@ -99,3 +99,23 @@ def test_states_value_matches_whole_phrases_only():
     assert states_value("Directed by BONG  Joon-ho.", "bong joon-ho")
     assert not states_value("anything", "")
     assert not states_value("$1,000", "1")
+
+
+def test_a_sources_own_order_stands_and_cosines_only_interleave_the_sources():
+    class Fixed:
+        """Cosines by text: the web's second chunk is nearer the question than its first."""
+        COS = {"w1": 0.2, "w2": 0.9, "k1": 0.5}
+
+        def encode(self, texts, is_query=False):
+            return np.array([[1.0, 0.0]] + [[self.COS[t], 0.0] for t in texts[1:]])
+
+    selector = EvidenceSelector(EvidenceSelectionConfig(provenance=False, reliability={"web": 1.0, "kg": 1.0}),
+                                Fixed())
+    picked = selector.select("q", {"web": ev("web", "w1", "w2"), "kg": ev("kg", "k1")}, ["kg", "web"])
+    assert [(c.text, c.score) for c in picked.items] == [("w1", 0.9), ("k1", 0.5), ("w2", 0.2)]
+
+
+def test_page_dates_are_read_from_iso_and_rfc_2822_times():
+    assert page_date(" Tue, 27 Feb 2024 22:55:55 GMT") == "2024-02-27"
+    assert page_date("2024-03-01T10:00:00Z") == "2024-03-01"
+    assert page_date("last week") == "" and page_date("") == ""

@@ -43,7 +43,8 @@ def omni(plan=None, task=2, web=None, generator=None, kg=None, verify=False, fai
                                  "pipeline.sources": ["public_data", "kg", "web"]})
     selector = ScriptedSelector(plan or {}, fail)
     pipe = Pipeline(config, generator or FakeGenerator(reply), web or FakeWeb(), FakeRouter(),
-                    kg=kg or DirectKG({"both sources": ["kg fact about both"]}), public_data=public, source_selector=selector)
+                    kg=kg or DirectKG({"both sources": ["kg fact about both"]}), public_data=public,
+                    source_selector=selector)
     return pipe, selector
 
 
