@@ -52,6 +52,7 @@ def format_trace(record: Mapping[str, Any], verdict: Mapping[str, Any] | None = 
         lines.extend(f"  check: {problem}" for problem in sql.get("problems") or [])
         if sql.get("value"):
             lines.append(f"  direct value {sql['value']!r}")
+    lines.extend(_omni_lines(trace.get("omni") or {}))
     for attempt in trace.get("attempts") or []:
         verifier = attempt.get("verifier") or {}
         lines.append(f"{attempt.get('pathway')} answer: raw {attempt.get('raw_output', '')!r} -> candidate "
@@ -67,6 +68,26 @@ def format_trace(record: Mapping[str, Any], verdict: Mapping[str, Any] | None = 
             lines.append(f"  chunk [{chunk.get('kind')}] {chunk.get('source')} ({chunk.get('score')}): "
                          f"{chunk.get('text', '')[:120]!r}")
     return "\n".join(lines)
+
+
+def _omni_lines(omni: Mapping[str, Any]) -> list[str]:
+    """OmniRetrieval's mode (pipeline.mode omni): the sources chosen and why, the evidence kept, the exact values."""
+    lines = []
+    selection = omni.get("selection")
+    if selection:
+        scores = ", ".join(f"{k} {v}" for k, v in (selection.get("scores") or {}).items())
+        lines.append(f"omni sources ({selection.get('how')}): engaged {selection.get('engaged')}; scores {scores}")
+    evidence = omni.get("evidence")
+    if evidence:
+        items = evidence.get("items") or []
+        lines.append(f"omni evidence: {sum(1 for i in items if i.get('kept'))} of {len(items)} items kept")
+        lines.extend(f"  exact value {e.get('source')}: {e.get('value')!r} (stated by {e.get('support')} other "
+                     f"item(s))" for e in evidence.get("exact") or [])
+        if evidence.get("conflict"):
+            lines.append(f"  conflict: {evidence['conflict']}")
+        if evidence.get("chosen"):
+            lines.append(f"  kept: {evidence['chosen']}'s value")
+    return lines
 
 
 def _electric_sheep_lines(trace: Mapping[str, Any]) -> list[str]:

@@ -5,7 +5,7 @@ An item's score is its relevance to the question (the MiniLM cosine of question 
 the source's own score) times its source's reliability (`omni.evidence.reliability`), plus `agreement_bonus`
 when it states another source's exact value. The context is the `context_k` best items, each engaged source
 keeping its best `min_per_source`; with `provenance` each item's text is led by where it came from ("[kg]",
-"[web 2024-03-01]"), so the answer step and the verifier read it.
+"[web]"; with `page_dates` also the page's date, "[web 2024-03-01]"), so the answer step reads it.
 
 Exact values (a KG program's value, a checked SQL cell) that differ are a conflict, settled by rules in this
 order, each visible in the trace: (1) agreement: the value more of the other sources' items state wins;
@@ -91,7 +91,8 @@ class EvidenceSelector:
             score = c.reliability.get(name, 1.0) * rel + (c.agreement_bonus if agrees else 0.0)
             scored.append((score, name, chunk, agrees))
         kept = _keep(scored, c.context_k, c.min_per_source)
-        context = tuple(replace(chunk, text=_led(name, chunk, page_dates) if c.provenance else chunk.text,
+        dates = page_dates if c.page_dates else {}
+        context = tuple(replace(chunk, text=_led(name, chunk, dates) if c.provenance else chunk.text,
                                 score=round(score, 4)) for score, name, chunk, _ in kept)
         values = tuple(Exact(name, value, sum(1 for _, src, chunk, _ in scored
                                              if src != name and states_value(chunk.text, value)))

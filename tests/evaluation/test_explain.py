@@ -62,3 +62,17 @@ def test_the_sql_statement_its_repair_and_its_checks_are_printed():
     assert "  repaired: name IN ('msft', 'aapl') -> ticker IN ('msft', 'aapl')" in text
     assert '  rows: [["Microsoft Corporation"]]' in text
     assert "  check: market_cap: the store holds one snapshot" in text
+
+
+def test_the_omni_trace_says_which_sources_were_engaged_and_which_exact_value_was_kept():
+    trace = {"source": "kg-direct", "omni": {
+        "selection": {"how": "embedding", "engaged": ["kg", "web"], "scores": {"kg": 0.61, "sql": 0.2}},
+        "evidence": {"items": [{"source": "kg", "kept": True}, {"source": "web", "kept": False}],
+                     "exact": [{"source": "kg", "value": "3", "support": 1}, {"source": "sql", "value": "4",
+                                                                             "support": 0}],
+                     "conflict": "agreement: kg's value is stated by 1 other item(s)", "chosen": "kg"}}}
+    text = format_trace({**RECORD, "trace": trace})
+    assert "omni sources (embedding): engaged ['kg', 'web']; scores kg 0.61, sql 0.2" in text
+    assert "omni evidence: 1 of 2 items kept" in text
+    assert "exact value sql: '4' (stated by 0 other item(s))" in text
+    assert "conflict: agreement: kg's value" in text and "kept: kg's value" in text

@@ -22,7 +22,8 @@ class KeywordEmbedder:
 
 
 def test_items_are_ranked_by_relevance_times_reliability_with_provenance():
-    selector = EvidenceSelector(EvidenceSelectionConfig(context_k=3, min_per_source=0), KeywordEmbedder())
+    selector = EvidenceSelector(EvidenceSelectionConfig(context_k=3, min_per_source=0, page_dates=True),
+                                KeywordEmbedder())
     evidence = {"web": ev("web", "the budget was 10m", "unrelated page"),
                 "kg": ev("kg", "The budget of X is 10m.")}
     picked = selector.select("what was the budget", evidence, ["kg", "web"], {"https://web/0": "2024-03-01 10:00"})
@@ -32,6 +33,10 @@ def test_items_are_ranked_by_relevance_times_reliability_with_provenance():
     assert [c.score for c in picked.items] == [1.0, 0.8, 0.0]
     assert picked.chosen is None and picked.exact == ()
     assert [i["kept"] for i in picked.trace["items"]] == [True, True, True]
+    # by default a page's date stays out of the text (the model copies it as an answer)
+    plain = EvidenceSelector(EvidenceSelectionConfig(context_k=3), KeywordEmbedder()).select(
+        "what was the budget", evidence, ["kg", "web"], {"https://web/0": "2024-03-01 10:00"})
+    assert plain.items[1].text == "[web] the budget was 10m"
 
 
 def test_context_k_cuts_but_every_engaged_source_keeps_its_best_item():
