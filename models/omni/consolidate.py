@@ -94,9 +94,8 @@ class EvidenceSelector:
         dates = page_dates if c.page_dates else {}
         context = tuple(replace(chunk, text=_led(name, chunk, dates) if c.provenance else chunk.text,
                                 score=round(score, 4)) for score, name, chunk, _ in kept)
-        values = tuple(Exact(name, value, sum(1 for _, src, chunk, _ in scored
-                                             if src != name and states_value(chunk.text, value)))
-                       for name, value in exact)
+        # a value's support: the other sources' items that state it, already found for the agreement bonus
+        values = tuple(Exact(name, value, sum(name in agrees for *_, agrees in scored)) for name, value in exact)
         chosen, rule = self._settle(values)
         trace = {"items": [{"source": name, "score": round(score, 4), "agrees_with": agrees,
                             "kept": any(chunk is k[2] for k in kept), "text": chunk.text[:TRACED_CHARS]}
