@@ -128,6 +128,7 @@ class Pipeline:
         if config.pipeline.mode == "omni":
             source_selector = make_source_selector(config.omni.selection, embedder=embedder, generator=generator,
                                                    prompts=prompts)
+            source_selector.warm_up()  # the example pools are embedded at start-up, not in the first graded batch
             evidence_selector = EvidenceSelector(config.omni.evidence, embedder=embedder)
         return cls(config, generator, web, router, kg=kg, public_data=public_data, prompts=prompts,
                    grader_trim=grader_trim, verifier=verifier, attributes=attributes,

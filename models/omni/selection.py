@@ -175,6 +175,10 @@ class LLMSourceSelector:
         self.config, self.generator, self.fallback = config, generator, fallback
         self.template = prompts.get(config.prompt)
 
+    def warm_up(self) -> None:
+        if self.fallback is not None and hasattr(self.fallback, "warm_up"):
+            self.fallback.warm_up()
+
     def request(self, question: str, descriptors: Sequence):
         from models.llm.generator import GenerationRequest
 

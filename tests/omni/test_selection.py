@@ -98,6 +98,8 @@ def test_the_llm_selector_reads_the_catalog_and_falls_back_when_it_names_nothing
     generator = ReplyingGenerator(lambda r: "sql, public_data" if "how many" in user_text(r) else "no idea")
     fallback = selector(EXAMPLES, k=1, always=())
     s = LLMSourceSelector(SourceSelectionConfig(k=2, always=("web",)), generator, PromptLibrary(), fallback)
+    s.warm_up()  # start-up embeds the fallback's pools, so a batch does not
+    assert fallback._pools is not None and set(fallback._pools) == set(EXAMPLES)
     named, unparsed = s.select(["how many oscars did x win", "film year of x"], DESCRIPTORS)
     assert named.engaged == ("sql", "public_data", "web") and named.how == "llm"
     assert named.scores["sql"] > named.scores["public_data"] > named.scores["kg"] == 0.0
