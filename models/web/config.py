@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from models.web.arm.config import ArmConfig
 from models.web.main_content import MainContentConfig
 from models.web.sentence_chunker import SentenceChunkConfig
 
@@ -20,6 +21,8 @@ class RerankerConfig:
 
 @dataclass(frozen=True)
 class WebConfig:
+    # parent_child: db3's recall + rerank (retriever.py) | arm: ARM's information alignment (seed 003, arm/)
+    retriever: str = "parent_child"
     extraction_backend: str = "bs4"  # bs4 | selectolax
     max_page_tokens: int = 12000  # db3's page cap (approximate tokens: words and punctuation)
     max_table_tokens: int = 4000  # all tables of one page together (ElectricSheep's "max table length")
@@ -41,3 +44,4 @@ class WebConfig:
     # ElectricSheep §4.1 (off by default): trafilatura main content, sentence-group chunks.
     main_content: MainContentConfig = MainContentConfig()
     sentence_chunks: SentenceChunkConfig = SentenceChunkConfig()
+    arm: ArmConfig = ArmConfig()  # read when retriever is arm

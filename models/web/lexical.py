@@ -42,6 +42,23 @@ def bm25_scores(query: str, passages: Sequence[str]) -> np.ndarray:
     return scores
 
 
+def bm25_scores_many(queries: Sequence[str], passages: Sequence[str]) -> np.ndarray:
+    """BM25 scores of `passages` for each of `queries` over one index: float32 [len(queries), len(passages)].
+
+    The same scores as `bm25_scores` per query, indexing the passages once (ARM scores one list per keyword).
+    """
+    scores = np.zeros((len(queries), len(passages)), dtype=np.float32)
+    corpus = _tokens(passages) if passages else []
+    if not queries or not any(corpus):
+        return scores
+    index = bm25s.BM25()
+    index.index(corpus, show_progress=False)
+    for row, tokens in enumerate(_tokens(queries)):
+        if tokens:
+            scores[row] = index.get_scores(tokens)
+    return scores
+
+
 def normalise(scores: np.ndarray) -> np.ndarray:
     """Scores scaled into [0, 1] by their maximum (all zeros stay zeros)."""
     top = float(scores.max()) if scores.size else 0.0

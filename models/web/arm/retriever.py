@@ -1,0 +1,169 @@
+"""ARM retrieval for a batch (seed 003 §3.1-3.2.1): the same pages and chunks as the parent/child pathway,
+scored by information alignment instead of recall + rerank.
+
+    select pages ─► extract ─► chunk (as WebRetriever) ─► objects: each parent (text chunk, table piece with
+    its header, snippet) serialised with its page title ─► n-gram index per question ─► keywords ─►
+    constrained rewrite into index n-grams (one LLM call for the batch) ─► per keyword, max-normalised BM25
+    of its n-grams over the objects; lexical = their mean ─► cosine = the best cosine of the object's
+    embedded children (question embedding; the BM25 top `web.prefilter_k` children, as today) ─►
+    score = w * lexical + (1 - w) * cosine ─► top `arm.top_objects`, best first
+
+An object's lexical score rewards covering several keywords, which is what list questions need ("which
+companies ... highest ... dividend yield": a table of stocks with a dividend-yield column matches all three).
+The scores per object, the keywords and their n-grams are kept in `last_alignment` for the trace.
+
+Failure and time policy are WebRetriever's: a query that fails alone gets [], the keyword and alignment calls
+get `arm.align_budget` of the deadline (keywords not aligned in time search by their own words), embedding
+stops at the deadline (children left unembedded score 0).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from models.deadline import Deadline
+from models.types import Chunk, Query
+from models.web.arm.alignment import Aligner, Alignment
+from models.web.arm.keywords import KeywordExtractor
+from models.web.arm.ngrams import NgramIndex
+from models.web.chunker import Corpus
+from models.web.lexical import bm25_scores, bm25_scores_many, normalise
+from models.web.reranker import make_reranker
+from models.web.retriever import WebRetriever, _timed, _with_score
+
+
+@dataclass
+class ObjectScores:
+    """One query's alignment and the scores of every object (aligned with `corpus.parents`)."""
+
+    keywords: list[Alignment] = field(default_factory=list)
+    lexical: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
+    cosine: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
+    score: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
+    chosen: list[int] = field(default_factory=list)  # object indices given as context, best first
+    sources: list[str] = field(default_factory=list)  # the chosen objects' page URLs
+
+    def trace(self) -> dict:
+        return {"keywords": [{"keyword": a.keyword, "ngrams": list(a.ngrams)} for a in self.keywords],
+                "objects": [{"source": self.sources[k][:200], "lexical": round(float(self.lexical[i]), 3),
+                             "cosine": round(float(self.cosine[i]), 3), "score": round(float(self.score[i]), 3)}
+                            for k, i in enumerate(self.chosen)]}
+
+
+def serialise(parent: Chunk, title: str) -> str:
+    """An object as ARM indexes it: the page title, then the content (tables already start with it)."""
+    return parent.text if not title or parent.text.startswith("Page name:") else f"{title}\n{parent.text}"
+
+
+class ArmRetriever(WebRetriever):
+    """Turns each query's search results into its best objects by ARM's information alignment.
+
+    Args:
+        cfg: `WebConfig` (its `arm` section; pages, chunk sizes and `prefilter_k` as the parent/child pathway).
+        embedder: the shared embedder.
+        generator: the LLM (the constrained rewrite; keywords too with `arm.keywords: llm`).
+        prompts: the prompt library.
+    """
+
+    def __init__(self, cfg, embedder, reranker, generator, prompts=None, clock=time.perf_counter):
+        super().__init__(cfg, embedder, reranker, clock=clock)  # the reranker ranks Task-3 snippets only
+        self.arm = cfg.arm
+        self.keywords = KeywordExtractor(cfg.arm, generator, prompts)
+        self.aligner = Aligner(cfg.arm, generator, prompts) if cfg.arm.align else None
+        self.last_alignment: dict[str, dict] = {}  # query id -> ObjectScores.trace()
+
+    @classmethod
+    def from_config(cls, cfg, models_dir: str, embedder, generator=None, prompts=None) -> "ArmRetriever":
+        """Raises:
+            ModelNotFoundError: the Task-3 snippet reranker's model folder is missing.
+            ValueError: an unknown keyword kind or candidate set, or no LLM.
+        """
+        if generator is None:
+            raise ValueError("web.retriever arm needs the LLM (the constrained rewrite)")
+        return cls(cfg, embedder, make_reranker(cfg.reranker, models_dir, embedder), generator, prompts)
+
+    def _retrieve(self, queries: Sequence[Query], task: int, deadline: Deadline) -> list[list[Chunk]]:
+        stats = self.last_stats
+        with _timed(stats, "extract_ms", self.clock):
+            selections = self._select(queries, task, deadline)
+            documents = [self._documents(q, s, task, deadline) for q, s in zip(queries, selections)]
+        with _timed(stats, "chunk_ms", self.clock):
+            corpora = [self._split(q, docs, task) for q, docs in zip(queries, documents)]
+            objects = [_objects(q, c) for q, c in zip(queries, corpora)]
+        with _timed(stats, "rerank_ms", self.clock):  # the alignment takes the reranker's place
+            alignments = self._align(queries, objects, deadline)
+            lexical = [_lexical(a, texts, q.text, self.arm.keep_keyword)
+                       for a, texts, q in zip(alignments, objects, queries)]
+        with _timed(stats, "embed_ms", self.clock):
+            cosine = self._cosine(queries, corpora, alignments, deadline)
+        w = self.arm.lexical_weight
+        results = []
+        for query, corpus, aligned, lex, cos in zip(queries, corpora, alignments, lexical, cosine):
+            scores = ObjectScores(aligned, lex, cos, w * lex + (1 - w) * cos)
+            scores.chosen = np.argsort(-scores.score, kind="stable")[:self.arm.top_objects].tolist()
+            scores.sources = [corpus.parents[i].source for i in scores.chosen]
+            self.last_alignment[query.interaction_id] = scores.trace()
+            results.append([_with_score(corpus.parents[i], scores.score[i]) for i in scores.chosen])
+        return results
+
+    def retrieve(self, queries: Sequence[Query], task: int = 1, deadline: Deadline | None = None) -> list[list[Chunk]]:
+        self.last_alignment = {}
+        return super().retrieve(queries, task, deadline)
+
+    def _align(self, queries: Sequence[Query], objects: list[list[str]], deadline: Deadline) -> list[list[Alignment]]:
+        """Each query's keywords with their n-grams (unaligned when `arm.align` is off or time ran out)."""
+        budget = deadline.share(self.arm.align_budget)
+        keywords = self.keywords.extract([q.text for q in queries], deadline=budget)
+        if self.aligner is None or budget.expired():
+            return [[Alignment(k) for k in ks] for ks in keywords]
+        indexes = [NgramIndex(texts, self.arm.max_n, self.arm.stem_chars) for texts in objects]
+        return self.aligner.align([(q.text, ks, ix) for q, ks, ix in zip(queries, keywords, indexes)],
+                                  deadline=budget)
+
+    def _cosine(self, queries: Sequence[Query], corpora: list[Corpus], alignments: list[list[Alignment]],
+                deadline: Deadline) -> list[np.ndarray]:
+        """Per query, each object's best child cosine to the question (0 for objects with no child embedded)."""
+        chosen = [self._children_to_embed(q, c, a) for q, c, a in zip(queries, corpora, alignments)]
+        rows: dict[str, int] = {}
+        for corpus, picked in zip(corpora, chosen):
+            for i in picked:
+                rows.setdefault(corpus.children[i], len(rows))
+        self.last_stats.embedded = len(rows)
+        cosine = [np.zeros(len(c.parents), dtype=np.float32) for c in corpora]
+        if not rows:
+            return cosine
+        query_vectors = self.embedder.encode([q.text for q in queries], is_query=True)
+        child_vectors = self._encode_until(list(rows), deadline, query_vectors.shape[1])
+        for out, query_vector, corpus, picked in zip(cosine, query_vectors, corpora, chosen):
+            if picked:
+                sims = child_vectors[[rows[corpus.children[i]] for i in picked]] @ query_vector
+                np.maximum.at(out, [corpus.parent_of[i] for i in picked], sims.astype(np.float32))
+        return cosine
+
+    def _children_to_embed(self, query: Query, corpus: Corpus, alignment: list[Alignment]) -> list[int]:
+        """All children, or the `prefilter_k` that BM25 ranks highest for the question and its aligned n-grams."""
+        every = list(range(len(corpus.children)))
+        k = self.cfg.prefilter_k
+        if k <= 0 or len(every) <= k:
+            return every
+        expanded = " ".join([query.text] + [a.query() for a in alignment])
+        scores = bm25_scores(expanded, corpus.children)
+        return sorted(np.argsort(-scores, kind="stable")[:k].tolist())
+
+
+def _lexical(alignment: list[Alignment], objects: list[str], question: str, keep_keyword: bool) -> np.ndarray:
+    """Mean over keywords of the max-normalised BM25 of the keyword's n-grams (the question's own BM25 when
+    there is no keyword)."""
+    if not objects:
+        return np.zeros(0, dtype=np.float32)
+    queries = [a.query(keep_keyword) for a in alignment] or [question]
+    per_keyword = bm25_scores_many(queries, objects)
+    return np.mean([normalise(row) for row in per_keyword], axis=0).astype(np.float32)
+
+
+def _objects(query: Query, corpus: Corpus) -> list[str]:
+    titles = {p.page_url: p.page_name or "" for p in query.search_results}
+    return [serialise(parent, titles.get(parent.source, "")) for parent in corpus.parents]
