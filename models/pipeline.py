@@ -53,7 +53,7 @@ from models.sources import Source, SourceParts, build_sources
 from models.types import Answer, Query
 from models.verify import SupportVerifier, Verifier
 from models.verify.attribute_policy import AttributePolicy
-from models.web import WebRetriever
+from models.web import WebRetriever, make_web_retriever
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +110,8 @@ class Pipeline:
         # touches CUDA before the engine exists (README "g4dn start-up").
         generator = make_generator(config.llm, config.models_dir)
         embedder = Embedder.from_config(config.embedder, config.models_dir)
-        web = WebRetriever.from_config(config.web, config.models_dir, embedder=embedder)
+        prompts = PromptLibrary()  # one library for the answer steps, the verifier's check prompt and ARM's prompts
+        web = make_web_retriever(config.web, config.models_dir, embedder, generator=generator, prompts=prompts)
         router = make_router(config.routing, generator=generator, embedder=embedder)
         kg = None
         if config.pipeline.use_kg and _kg_expected(config.pipeline.task):
@@ -119,7 +120,6 @@ class Pipeline:
         if config.pipeline.use_public_data:
             public_data = PublicData.from_config(config.public_data, embedder=embedder)
         grader_trim = load_grader_trim(config.pipeline.grader_tokenizer or None)
-        prompts = PromptLibrary()  # one library for the answer steps and the verifier's check prompt
         verifier = SupportVerifier(config.verifier, embedder=embedder, generator=generator, prompts=prompts)
         attributes = None
         if config.attributes.enabled:

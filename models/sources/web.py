@@ -16,7 +16,8 @@ DESCRIPTOR = Descriptor(
 
 class WebSource:
     """Args:
-        retriever: a `WebRetriever` (`retrieve(queries, task, deadline)`, `last_stats`).
+        retriever: a `WebRetriever` or `ArmRetriever` (`retrieve(queries, task, deadline)`, `last_stats`; ARM's
+            `last_alignment` goes into the trace as "arm").
         answer: the plan of the answer step (`pipeline.answer_prompt`, `answer_adapter`, behind public data).
         budgets: `pipeline.stage_budgets` (retrieval gets its "web retrieval" share of the web stage).
         trace_pages: trace which extractor read each page (ElectricSheep's page processing is on).
@@ -46,6 +47,9 @@ class WebSource:
         return self.answer
 
     def trace(self, state, evidence: Evidence, run) -> None:
+        arm = getattr(self.retriever, "last_alignment", {}).get(state.query.interaction_id)
+        if arm is not None:  # web.retriever arm: keywords, their n-grams, each chosen object's two scores
+            state.trace["arm"] = arm
         if not self.trace_pages:
             return
         stats, groups = self.retriever.last_stats, self.sentence_chunks  # extraction and chunking are the batch's

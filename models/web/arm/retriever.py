@@ -5,7 +5,8 @@ scored by information alignment instead of recall + rerank.
     its header, snippet) serialised with its page title ─► n-gram index per question ─► keywords ─►
     constrained rewrite into index n-grams (one LLM call for the batch) ─► per keyword, max-normalised BM25
     of its n-grams over the objects; lexical = their mean ─► cosine = the best cosine of the object's
-    embedded children (question embedding; the BM25 top `web.prefilter_k` children, as today) ─►
+    embedded children (question embedding; the BM25 top `web.prefilter_k` children, as today), or with
+    `arm.embed: objects` the cosine of the serialised object itself (ARM's way; 3-10 s per question on a CPU) ─►
     score = w * lexical + (1 - w) * cosine ─► top `arm.top_objects`, best first
 
 An object's lexical score rewards covering several keywords, which is what list questions need ("which
@@ -58,6 +59,9 @@ def serialise(parent: Chunk, title: str) -> str:
     return parent.text if not title or parent.text.startswith("Page name:") else f"{title}\n{parent.text}"
 
 
+EMBED = ("children", "objects")
+
+
 class ArmRetriever(WebRetriever):
     """Turns each query's search results into its best objects by ARM's information alignment.
 
@@ -70,10 +74,14 @@ class ArmRetriever(WebRetriever):
 
     def __init__(self, cfg, embedder, reranker, generator, prompts=None, clock=time.perf_counter):
         super().__init__(cfg, embedder, reranker, clock=clock)  # the reranker ranks Task-3 snippets only
+        if cfg.arm.embed not in EMBED:
+            raise ValueError(f"unknown web.arm.embed {cfg.arm.embed!r}; expected {list(EMBED)}")
         self.arm = cfg.arm
         self.keywords = KeywordExtractor(cfg.arm, generator, prompts)
         self.aligner = Aligner(cfg.arm, generator, prompts) if cfg.arm.align else None
         self.last_alignment: dict[str, dict] = {}  # query id -> ObjectScores.trace()
+        # query id -> (every object's scores, the objects): scripts/bench_retrievers.py sweeps the weight on these
+        self.last_scores: dict[str, tuple[ObjectScores, tuple[Chunk, ...]]] = {}
 
     @classmethod
     def from_config(cls, cfg, models_dir: str, embedder, generator=None, prompts=None) -> "ArmRetriever":
@@ -98,7 +106,10 @@ class ArmRetriever(WebRetriever):
             lexical = [_lexical(a, texts, q.text, self.arm.keep_keyword)
                        for a, texts, q in zip(alignments, objects, queries)]
         with _timed(stats, "embed_ms", self.clock):
-            cosine = self._cosine(queries, corpora, alignments, deadline)
+            if self.arm.embed == "objects":
+                cosine = self._object_cosine(queries, objects, deadline)
+            else:
+                cosine = self._cosine(queries, corpora, alignments, deadline)
         w = self.arm.lexical_weight
         results = []
         for query, corpus, aligned, lex, cos in zip(queries, corpora, alignments, lexical, cosine):
@@ -106,11 +117,12 @@ class ArmRetriever(WebRetriever):
             scores.chosen = np.argsort(-scores.score, kind="stable")[:self.arm.top_objects].tolist()
             scores.sources = [corpus.parents[i].source for i in scores.chosen]
             self.last_alignment[query.interaction_id] = scores.trace()
+            self.last_scores[query.interaction_id] = (scores, corpus.parents)
             results.append([_with_score(corpus.parents[i], scores.score[i]) for i in scores.chosen])
         return results
 
     def retrieve(self, queries: Sequence[Query], task: int = 1, deadline: Deadline | None = None) -> list[list[Chunk]]:
-        self.last_alignment = {}
+        self.last_alignment, self.last_scores = {}, {}
         return super().retrieve(queries, task, deadline)
 
     def _align(self, queries: Sequence[Query], objects: list[list[str]], deadline: Deadline) -> list[list[Alignment]]:
@@ -142,6 +154,18 @@ class ArmRetriever(WebRetriever):
                 sims = child_vectors[[rows[corpus.children[i]] for i in picked]] @ query_vector
                 np.maximum.at(out, [corpus.parent_of[i] for i in picked], sims.astype(np.float32))
         return cosine
+
+    def _object_cosine(self, queries: Sequence[Query], objects: list[list[str]], deadline: Deadline) -> list[np.ndarray]:
+        """Per query, the cosine of each serialised object (title + content, ARM §3.1) to the question."""
+        texts = list(dict.fromkeys(t for texts in objects for t in texts))
+        self.last_stats.embedded = len(texts)
+        if not texts:
+            return [np.zeros(0, dtype=np.float32) for _ in objects]
+        query_vectors = self.embedder.encode([q.text for q in queries], is_query=True)
+        vectors = self._encode_until(texts, deadline, query_vectors.shape[1])
+        row = {t: i for i, t in enumerate(texts)}
+        return [(vectors[[row[t] for t in own]] @ q).astype(np.float32) if own else np.zeros(0, dtype=np.float32)
+                for own, q in zip(objects, query_vectors)]
 
     def _children_to_embed(self, query: Query, corpus: Corpus, alignment: list[Alignment]) -> list[int]:
         """All children, or the `prefilter_k` that BM25 ranks highest for the question and its aligned n-grams."""
