@@ -1,0 +1,32 @@
+"""scripts/bench_retrievers.py: its rows and its weight sweep, without models."""
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+
+import bench_retrievers as bench  # noqa: E402
+from models.config import load_config  # noqa: E402
+from models.types import Chunk  # noqa: E402
+from models.web.arm.retriever import ObjectScores  # noqa: E402
+from tests.web.conftest import WordGenerator  # noqa: E402
+
+
+def test_rows_compare_both_retrievers_and_the_arm_ablations():
+    rows = bench.row_configs(load_config("cpu"), sweep=True)
+    assert rows["parent_child"].retriever == "parent_child" and rows["arm"].retriever == "arm"
+    assert rows["arm-unaligned"].arm.align is False and rows["arm-objects"].arm.embed == "objects"
+    assert {"arm ngrams_per_keyword=1", "arm ngrams_per_keyword=5", "arm candidates=all"} <= set(rows)
+    assert len(bench.row_configs(load_config("cpu"), sweep=False)) == 4
+
+
+def test_sweep_reweights_the_stored_scores():
+    parents = (Chunk("alpha", "u", "text"), Chunk("xerox", "u", "text"))
+    scores = ObjectScores(lexical=np.array([0.0, 1.0]), cosine=np.array([1.0, 0.0]))
+    question = bench.Question(SimpleNamespace(interaction_id="q"), [("xerox",)], "q")
+    row = bench.Row("arm", scores=[(scores, parents)])
+    lines = bench.sweep_lines(row, [question], WordGenerator(), 100, (1,))
+    cells = lines[2].strip("|").split("|")
+    assert cells[1].strip() == "0" and cells[-1].strip() == "1"  # w=0: cosine picks alpha; w=1: lexical xerox
