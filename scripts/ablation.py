@@ -10,7 +10,8 @@ attribute predictor under each dynamic policy, the reasoning step with and witho
 with the calculator, with the knowledge extractor), then all of them, and `computed-off`: the base profile with
 `verifier.computed_answers` off (choice, yes/no and count questions checked as before issue 29), and
 `kg-checks-off`: the base profile with `kg.program_checks` off (KG programs as generated, before issue 30), and
-`sql-off`: the base profile without the SQL source (before issue 31). Suites
+`sql-off`: the base profile without the SQL source (before issue 31), and `web-arm`: the web pages retrieved by
+ARM's information alignment (`web.retriever: arm`, issue 33) instead of recall + rerank. Suites
 (column groups): the bundled sample (Task 1), the 10 real dev questions (`../shared/crag/dev_data.jsonl.bz2`
 with the grader's tokenizer), the Task-2 sample (bundled mock KG API) and the Task-3 sample;
 `--data/--task/--tokenizer` define one suite of your own instead.
@@ -59,6 +60,7 @@ CONFIGURATIONS: dict[str, dict] = {
     "computed-off": {"verifier.computed_answers": False},  # issue 29's before: the same code, the switch off
     "kg-checks-off": {"kg.program_checks": False},  # issue 30's before: no KG program checks
     "sql-off": {"pipeline.sources": ["public_data", "kg", "web"]},  # issue 31's before: no SQL source
+    "web-arm": {"web.retriever": "arm"},  # issue 33: ARM's information alignment instead of recall + rerank
 }
 
 
