@@ -124,17 +124,21 @@ class WebRetriever:
 
     def _retrieve(self, queries: Sequence[Query], task: int, deadline: Deadline) -> list[list[Chunk]]:
         stats = self.last_stats
-        with _timed(stats, "extract_ms", self.clock):
-            selections = self._select(queries, task, deadline)
-            documents = [self._documents(q, s, task, deadline) for q, s in zip(queries, selections)]
-        with _timed(stats, "chunk_ms", self.clock):
-            corpora = [self._split(q, docs, task) for q, docs in zip(queries, documents)]
+        corpora = self._corpora(queries, task, deadline)
         with _timed(stats, "embed_ms", self.clock):
             hits = self._recall(queries, corpora, deadline)
         with _timed(stats, "rerank_ms", self.clock):
             return self._rerank(queries, corpora, hits, deadline)
 
     # ------------------------------------------------------------------ pages -> documents
+    def _corpora(self, queries: Sequence[Query], task: int, deadline: Deadline) -> list[Corpus]:
+        """Each query's parents and children: pages selected, extracted (timed as extract) and chunked (chunk)."""
+        with _timed(self.last_stats, "extract_ms", self.clock):
+            selections = self._select(queries, task, deadline)
+            documents = [self._documents(q, s, task, deadline) for q, s in zip(queries, selections)]
+        with _timed(self.last_stats, "chunk_ms", self.clock):
+            return [self._split(q, docs, task) for q, docs in zip(queries, documents)]
+
     def _select(self, queries: Sequence[Query], task: int, deadline: Deadline) -> list[PageSelection]:
         top = self.cfg.task3_top_pages
         pages = [unique_pages(q.search_results) for q in queries]

@@ -95,12 +95,8 @@ class ArmRetriever(WebRetriever):
 
     def _retrieve(self, queries: Sequence[Query], task: int, deadline: Deadline) -> list[list[Chunk]]:
         stats = self.last_stats
-        with _timed(stats, "extract_ms", self.clock):
-            selections = self._select(queries, task, deadline)
-            documents = [self._documents(q, s, task, deadline) for q, s in zip(queries, selections)]
-        with _timed(stats, "chunk_ms", self.clock):
-            corpora = [self._split(q, docs, task) for q, docs in zip(queries, documents)]
-            objects = [_objects(q, c) for q, c in zip(queries, corpora)]
+        corpora = self._corpora(queries, task, deadline)
+        objects = [_objects(q, c) for q, c in zip(queries, corpora)]
         with _timed(stats, "rerank_ms", self.clock):  # the alignment takes the reranker's place
             alignments = self._align(queries, objects, deadline)
             lexical = [_lexical(a, texts, q.text, self.arm.keep_keyword)
