@@ -43,7 +43,7 @@ from models.config import load_config  # noqa: E402
 from models.embedder import Embedder  # noqa: E402
 from models.web import format_context, make_web_retriever  # noqa: E402
 from models.web.arm.ngrams import NgramIndex  # noqa: E402
-from models.web.arm.retriever import _objects  # noqa: E402
+from models.web.arm.retriever import serialise_all  # noqa: E402
 
 SUITES = {"5": 1, "50": 3}  # suite -> task it is read as
 WEIGHTS = tuple(round(w, 2) for w in np.linspace(0, 1, 11))
@@ -53,7 +53,6 @@ WEIGHTS = tuple(round(w, 2) for w in np.linspace(0, 1, 11))
 class Question:
     query: object
     keys: list
-    text: str
 
 
 @dataclass
@@ -84,7 +83,8 @@ def row_configs(config, sweep: bool) -> dict[str, object]:
             rows[f"arm ngrams_per_keyword={n}"] = arm_settings(config, ngrams_per_keyword=n)
         other = "all" if a.candidates == "related" else "related"
         rows[f"arm candidates={other}"] = arm_settings(config, candidates=other)
-        rows["arm keep_keyword=" + str(not a.keep_keyword).lower()] = arm_settings(config, keep_keyword=not a.keep_keyword)
+        flipped = not a.keep_keyword
+        rows[f"arm keep_keyword={str(flipped).lower()}"] = arm_settings(config, keep_keyword=flipped)
     return rows
 
 
@@ -99,7 +99,7 @@ def run_row(name: str, retriever, questions: list[Question], task: int, counter,
         if scores is None:
             continue
         row.scores.append(scores)
-        index = NgramIndex(_objects(q.query, _Parents(scores[1])), retriever.arm.max_n)
+        index = NgramIndex(serialise_all(q.query, scores[1]), retriever.arm.max_n)  # rebuilt: an independent check
         for a in scores[0].keywords:
             row.keywords += 1
             row.aligned += bool(a.ngrams)
@@ -107,11 +107,6 @@ def run_row(name: str, retriever, questions: list[Question], task: int, counter,
             row.outside_index += sum(g not in index for g in a.ngrams)
         row.alignments.append(scores[0].keywords)
     return row
-
-
-@dataclass
-class _Parents:
-    parents: tuple
 
 
 def recall_line(row: Row, questions: list[Question], budget: float) -> str:
@@ -126,7 +121,8 @@ def recall_line(row: Row, questions: list[Question], budget: float) -> str:
             f"{max(row.seconds):.2f} | {over} | {align} |")
 
 
-def sweep_lines(row: Row, questions: list[Question], counter, max_tokens: int, top_objects: tuple[int, ...]) -> list[str]:
+def sweep_lines(row: Row, questions: list[Question], counter, max_tokens: int,
+                top_objects: tuple[int, ...]) -> list[str]:
     """Recall of the arm row's own scores re-weighted: w x lexical + (1 - w) x cosine, top k objects."""
     keyed = [q for q in questions if q.keys]
     by_id = {q.query.interaction_id: q for q in keyed}
@@ -191,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
             query = to_query(example)
             own = example if suite == "5" else next(e for e in examples if e["interaction_id"] == query.interaction_id)
             keys, _ = answer_keys(own, page_texts(to_query(own)))
-            questions.append(Question(query, keys, query.text))
+            questions.append(Question(query, keys))
         table = [f"\n### {suite} pages per question ({len(questions)} questions, read as Task {task})\n",
                  "| retriever | answer in context | perfect recall | median s/q | mean s/q | max s/q | over budget | "
                  "constrained rewrite |", "|---|---|---|---|---|---|---|---|"]
@@ -203,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         if "arm" in results:
             table.append("\nKeywords and their aligned n-grams (arm):\n")
             for q, keywords in zip(questions, results["arm"].alignments):
-                table.append(f"- {q.text[:70]}: " + " | ".join(
+                table.append(f"- {q.query.text[:70]}: " + " | ".join(
                     f"{a.keyword} -> ({'; '.join(a.ngrams)})" for a in keywords))
         if args.sweep and "arm" in results:
             arm = config.web.arm

@@ -29,23 +29,14 @@ def bm25_scores(query: str, passages: Sequence[str]) -> np.ndarray:
     Returns:
         An array of `len(passages)` non-negative scores.
     """
-    scores = np.zeros(len(passages), dtype=np.float32)
-    if not passages:
-        return scores
-    query_tokens = _tokens([query])[0]
-    corpus = _tokens(passages)
-    if not query_tokens or not any(corpus):  # bm25s divides by the mean length: guard the empty cases
-        return scores
-    index = bm25s.BM25()
-    index.index(corpus, show_progress=False)
-    scores[:] = index.get_scores(query_tokens)
-    return scores
+    return bm25_scores_many([query], passages)[0]
 
 
 def bm25_scores_many(queries: Sequence[str], passages: Sequence[str]) -> np.ndarray:
     """BM25 scores of `passages` for each of `queries` over one index: float32 [len(queries), len(passages)].
 
-    The same scores as `bm25_scores` per query, indexing the passages once (ARM scores one list per keyword).
+    The passages are indexed once (ARM scores one list per keyword). A query without tokens, or passages without
+    any, score zeros: bm25s divides by the mean length, so the empty cases are guarded.
     """
     scores = np.zeros((len(queries), len(passages)), dtype=np.float32)
     corpus = _tokens(passages) if passages else []

@@ -211,38 +211,43 @@ class WebRetriever:
         return corpus
 
     # ------------------------------------------------------------------ recall
-    def _candidates(self, query: Query, corpus: Corpus) -> list[int]:
-        """Indices of the children to embed: all, or the BM25 top `prefilter_k`."""
+    def _candidates(self, query: Query, corpus: Corpus, lexical_query: str | None = None) -> list[int]:
+        """Indices of the children to embed: all, or the top `prefilter_k` by BM25 for `lexical_query` (default:
+        the question)."""
         every = list(range(len(corpus.children)))
         k = self.cfg.prefilter_k
         if k <= 0 or len(every) <= k:
             return every
-        scores = bm25_scores(query.text, corpus.children)
+        scores = bm25_scores(lexical_query or query.text, corpus.children)
         return sorted(np.argsort(-scores, kind="stable")[:k].tolist())
 
     def _recall(self, queries: Sequence[Query], corpora: list[Corpus], deadline: Deadline) -> list[Hits]:
         candidates = [self._candidates(q, c) for q, c in zip(queries, corpora)]
-        rows: dict[str, int] = {}  # distinct child text -> row of the embedding matrix
-        for corpus, chosen in zip(corpora, candidates):
-            for i in chosen:
-                rows.setdefault(corpus.children[i], len(rows))
-        self.last_stats.embedded = len(rows)
-        if not rows:
-            return [[] for _ in queries]
-        query_vectors = self.embedder.encode([q.text for q in queries], is_query=True)
-        child_vectors = self._encode_until(list(rows), deadline, query_vectors.shape[1])
+        cosines = self._cosines(queries, [[c.children[i] for i in chosen] for c, chosen in zip(corpora, candidates)],
+                                deadline)
         hits = []
-        for query_vector, corpus, chosen in zip(query_vectors, corpora, candidates):
-            if not chosen:
-                hits.append([])
-                continue
-            cosine = child_vectors[[rows[corpus.children[i]] for i in chosen]] @ query_vector
+        for corpus, chosen, cosine in zip(corpora, candidates, cosines):
             best_first = np.argsort(-cosine, kind="stable")[:self.cfg.recall_k]
             parents: dict[int, float] = {}  # insertion order = hit order; first hit = best cosine
             for j in best_first:
                 parents.setdefault(corpus.parent_of[chosen[j]], float(cosine[j]))
             hits.append(list(parents.items()))
         return hits
+
+    def _cosines(self, queries: Sequence[Query], texts: list[list[str]], deadline: Deadline) -> list[np.ndarray]:
+        """Per query, the cosine of each of its `texts` to the question. Each distinct text of the batch is embedded
+        once (`last_stats.embedded` counts them), while the deadline allows (texts left over score 0)."""
+        rows: dict[str, int] = {}  # distinct text -> row of the embedding matrix
+        for own in texts:
+            for text in own:
+                rows.setdefault(text, len(rows))
+        self.last_stats.embedded = len(rows)
+        if not rows:
+            return [np.zeros(0, dtype=np.float32) for _ in queries]
+        query_vectors = self.embedder.encode([q.text for q in queries], is_query=True)
+        vectors = self._encode_until(list(rows), deadline, query_vectors.shape[1])
+        return [vectors[[rows[t] for t in own]] @ query_vector if own else np.zeros(0, dtype=np.float32)
+                for own, query_vector in zip(texts, query_vectors)]
 
     def _encode_until(self, texts: list[str], deadline: Deadline, dimension: int) -> np.ndarray:
         """Embeddings of `texts`, one embedder batch at a time while the deadline allows; zero rows after."""

@@ -27,7 +27,7 @@ def test_rows_compare_both_retrievers_and_the_arm_ablations():
 def test_sweep_reweights_the_stored_scores():
     parents = (Chunk("alpha", "u", "text"), Chunk("xerox", "u", "text"))
     scores = ObjectScores(lexical=np.array([0.0, 1.0]), cosine=np.array([1.0, 0.0]))
-    question = bench.Question(SimpleNamespace(interaction_id="q"), [("xerox",)], "q")
+    question = bench.Question(SimpleNamespace(interaction_id="q"), [("xerox",)])
     row = bench.Row("arm", scores=[(scores, parents)])
     lines = bench.sweep_lines(row, [question], WordGenerator(), 100, (1,))
     cells = lines[2].strip("|").split("|")

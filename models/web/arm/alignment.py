@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import logging
-from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -26,7 +25,7 @@ from models.deadline import Deadline
 from models.llm.constraints import DecodingConstraint
 from models.llm.generator import GenerationRequest
 from models.llm.prompts import PromptLibrary
-from models.web.arm.ngrams import NgramIndex
+from models.web.arm.ngrams import NgramIndex, has_prefix
 
 log = logging.getLogger(__name__)
 
@@ -49,14 +48,10 @@ class NgramLanguage:
         self.sorted = sorted(self.candidates)
         self.per_keyword = per_keyword
 
-    def _has_prefix(self, prefix: str) -> bool:
-        i = bisect_left(self.sorted, prefix)
-        return i < len(self.sorted) and self.sorted[i].startswith(prefix)
-
     def is_valid_prefix(self, text: str) -> bool:
         *whole, last = text.split(SEPARATOR)
         return (len(whole) < self.per_keyword and all(g in self.candidates for g in whole)
-                and self._has_prefix(last))
+                and has_prefix(self.sorted, last))
 
     def is_complete(self, text: str) -> bool:
         parts = text.split(SEPARATOR)

@@ -51,6 +51,12 @@ def informative(gram: str, numbers: bool = False) -> bool:
     return numbers or not tokens[0][0].isdigit()
 
 
+def has_prefix(sorted_grams: Sequence[str], prefix: str) -> bool:
+    """True when some string of the sorted list `sorted_grams` starts with `prefix` (binary search)."""
+    i = bisect_left(sorted_grams, prefix)
+    return i < len(sorted_grams) and sorted_grams[i].startswith(prefix)
+
+
 def stem(word: str, chars: int) -> str:
     """A crude stem: the first `chars` characters (enough to join celebrity/celebrities, yield/yields)."""
     return word[:chars]
@@ -73,6 +79,7 @@ class NgramIndex:
         for text in texts:
             self.counts.update(set(ngrams_of(text, max_n)))  # document frequency
         self.sorted = sorted(self.counts)
+        self._frequent: dict[int, list[str]] = {}  # limit -> most_frequent(limit): the same for every keyword
         self._by_stem: dict[str, set[str]] = {}
         for gram in self.sorted:
             for word in gram.split(" "):
@@ -86,8 +93,7 @@ class NgramIndex:
 
     def has_prefix(self, prefix: str) -> bool:
         """True when some n-gram starts with `prefix`."""
-        i = bisect_left(self.sorted, prefix)
-        return i < len(self.sorted) and self.sorted[i].startswith(prefix)
+        return has_prefix(self.sorted, prefix)
 
     def related(self, keyword: str, limit: int) -> list[str]:
         """The n-grams sharing a word stem with `keyword`: those sharing the most stems first, then the more
@@ -103,4 +109,7 @@ class NgramIndex:
 
     def most_frequent(self, limit: int) -> list[str]:
         """The `limit` informative n-grams held by the most objects."""
-        return sorted((g for g in self.sorted if informative(g)), key=lambda g: (-self.counts[g], g))[:limit]
+        if limit not in self._frequent:
+            ranked = sorted((g for g in self.sorted if informative(g)), key=lambda g: (-self.counts[g], g))
+            self._frequent[limit] = ranked[:limit]
+        return self._frequent[limit]

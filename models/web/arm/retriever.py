@@ -31,7 +31,7 @@ from models.web.arm.alignment import Aligner, Alignment
 from models.web.arm.keywords import KeywordExtractor
 from models.web.arm.ngrams import NgramIndex
 from models.web.chunker import Corpus
-from models.web.lexical import bm25_scores, bm25_scores_many, normalise
+from models.web.lexical import bm25_scores_many, normalise
 from models.web.reranker import make_reranker
 from models.web.retriever import WebRetriever, _timed, _with_score
 
@@ -45,13 +45,13 @@ class ObjectScores:
     cosine: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
     score: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
     chosen: list[int] = field(default_factory=list)  # object indices given as context, best first
-    sources: list[str] = field(default_factory=list)  # the chosen objects' page URLs
 
-    def trace(self) -> dict:
+    def trace(self, objects: Sequence[Chunk]) -> dict:
+        """The keywords, their n-grams, and each chosen object's page and scores (`objects`: the query's parents)."""
         return {"keywords": [{"keyword": a.keyword, "ngrams": list(a.ngrams)} for a in self.keywords],
-                "objects": [{"source": self.sources[k][:200], "lexical": round(float(self.lexical[i]), 3),
+                "objects": [{"source": objects[i].source[:200], "lexical": round(float(self.lexical[i]), 3),
                              "cosine": round(float(self.cosine[i]), 3), "score": round(float(self.score[i]), 3)}
-                            for k, i in enumerate(self.chosen)]}
+                            for i in self.chosen]}
 
 
 def serialise(parent: Chunk, title: str) -> str:
@@ -79,7 +79,7 @@ class ArmRetriever(WebRetriever):
         self.arm = cfg.arm
         self.keywords = KeywordExtractor(cfg.arm, generator, prompts)
         self.aligner = Aligner(cfg.arm, generator, prompts) if cfg.arm.align else None
-        self.last_alignment: dict[str, dict] = {}  # query id -> ObjectScores.trace()
+        self.last_alignment: dict[str, dict] = {}  # query id -> ObjectScores.trace(its objects)
         # query id -> (every object's scores, the objects): scripts/bench_retrievers.py sweeps the weight on these
         self.last_scores: dict[str, tuple[ObjectScores, tuple[Chunk, ...]]] = {}
 
@@ -96,14 +96,14 @@ class ArmRetriever(WebRetriever):
     def _retrieve(self, queries: Sequence[Query], task: int, deadline: Deadline) -> list[list[Chunk]]:
         stats = self.last_stats
         corpora = self._corpora(queries, task, deadline)
-        objects = [_objects(q, c) for q, c in zip(queries, corpora)]
+        objects = [serialise_all(q, c.parents) for q, c in zip(queries, corpora)]
         with _timed(stats, "rerank_ms", self.clock):  # the alignment takes the reranker's place
             alignments = self._align(queries, objects, deadline)
             lexical = [_lexical(a, texts, q.text, self.arm.keep_keyword)
                        for a, texts, q in zip(alignments, objects, queries)]
         with _timed(stats, "embed_ms", self.clock):
-            if self.arm.embed == "objects":
-                cosine = self._object_cosine(queries, objects, deadline)
+            if self.arm.embed == "objects":  # each serialised object (title + content, ARM §3.1) embedded whole
+                cosine = [c.astype(np.float32) for c in self._cosines(queries, objects, deadline)]
             else:
                 cosine = self._cosine(queries, corpora, alignments, deadline)
         w = self.arm.lexical_weight
@@ -111,8 +111,7 @@ class ArmRetriever(WebRetriever):
         for query, corpus, aligned, lex, cos in zip(queries, corpora, alignments, lexical, cosine):
             scores = ObjectScores(aligned, lex, cos, w * lex + (1 - w) * cos)
             scores.chosen = np.argsort(-scores.score, kind="stable")[:self.arm.top_objects].tolist()
-            scores.sources = [corpus.parents[i].source for i in scores.chosen]
-            self.last_alignment[query.interaction_id] = scores.trace()
+            self.last_alignment[query.interaction_id] = scores.trace(corpus.parents)
             self.last_scores[query.interaction_id] = (scores, corpus.parents)
             results.append([_with_score(corpus.parents[i], scores.score[i]) for i in scores.chosen])
         return results
@@ -133,45 +132,16 @@ class ArmRetriever(WebRetriever):
 
     def _cosine(self, queries: Sequence[Query], corpora: list[Corpus], alignments: list[list[Alignment]],
                 deadline: Deadline) -> list[np.ndarray]:
-        """Per query, each object's best child cosine to the question (0 for objects with no child embedded)."""
-        chosen = [self._children_to_embed(q, c, a) for q, c, a in zip(queries, corpora, alignments)]
-        rows: dict[str, int] = {}
-        for corpus, picked in zip(corpora, chosen):
-            for i in picked:
-                rows.setdefault(corpus.children[i], len(rows))
-        self.last_stats.embedded = len(rows)
+        """Per query, each object's best child cosine to the question (0 for objects with no child embedded). The
+        children embedded are the BM25 top `prefilter_k` for the question and its aligned n-grams."""
+        chosen = [self._candidates(q, c, " ".join([q.text] + [a.query() for a in aligned]))
+                  for q, c, aligned in zip(queries, corpora, alignments)]
+        sims = self._cosines(queries, [[c.children[i] for i in picked] for c, picked in zip(corpora, chosen)],
+                             deadline)
         cosine = [np.zeros(len(c.parents), dtype=np.float32) for c in corpora]
-        if not rows:
-            return cosine
-        query_vectors = self.embedder.encode([q.text for q in queries], is_query=True)
-        child_vectors = self._encode_until(list(rows), deadline, query_vectors.shape[1])
-        for out, query_vector, corpus, picked in zip(cosine, query_vectors, corpora, chosen):
-            if picked:
-                sims = child_vectors[[rows[corpus.children[i]] for i in picked]] @ query_vector
-                np.maximum.at(out, [corpus.parent_of[i] for i in picked], sims.astype(np.float32))
+        for out, corpus, picked, sim in zip(cosine, corpora, chosen, sims):
+            np.maximum.at(out, [corpus.parent_of[i] for i in picked], sim.astype(np.float32))
         return cosine
-
-    def _object_cosine(self, queries: Sequence[Query], objects: list[list[str]], deadline: Deadline) -> list[np.ndarray]:
-        """Per query, the cosine of each serialised object (title + content, ARM §3.1) to the question."""
-        texts = list(dict.fromkeys(t for texts in objects for t in texts))
-        self.last_stats.embedded = len(texts)
-        if not texts:
-            return [np.zeros(0, dtype=np.float32) for _ in objects]
-        query_vectors = self.embedder.encode([q.text for q in queries], is_query=True)
-        vectors = self._encode_until(texts, deadline, query_vectors.shape[1])
-        row = {t: i for i, t in enumerate(texts)}
-        return [(vectors[[row[t] for t in own]] @ q).astype(np.float32) if own else np.zeros(0, dtype=np.float32)
-                for own, q in zip(objects, query_vectors)]
-
-    def _children_to_embed(self, query: Query, corpus: Corpus, alignment: list[Alignment]) -> list[int]:
-        """All children, or the `prefilter_k` that BM25 ranks highest for the question and its aligned n-grams."""
-        every = list(range(len(corpus.children)))
-        k = self.cfg.prefilter_k
-        if k <= 0 or len(every) <= k:
-            return every
-        expanded = " ".join([query.text] + [a.query() for a in alignment])
-        scores = bm25_scores(expanded, corpus.children)
-        return sorted(np.argsort(-scores, kind="stable")[:k].tolist())
 
 
 def _lexical(alignment: list[Alignment], objects: list[str], question: str, keep_keyword: bool) -> np.ndarray:
@@ -184,6 +154,7 @@ def _lexical(alignment: list[Alignment], objects: list[str], question: str, keep
     return np.mean([normalise(row) for row in per_keyword], axis=0).astype(np.float32)
 
 
-def _objects(query: Query, corpus: Corpus) -> list[str]:
+def serialise_all(query: Query, parents: Sequence[Chunk]) -> list[str]:
+    """The query's objects serialised with their pages' titles (what the index, BM25 and `embed: objects` read)."""
     titles = {p.page_url: p.page_name or "" for p in query.search_results}
-    return [serialise(parent, titles.get(parent.source, "")) for parent in corpus.parents]
+    return [serialise(parent, titles.get(parent.source, "")) for parent in parents]
