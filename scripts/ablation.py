@@ -99,6 +99,19 @@ def folder(name: str) -> str:
     return name.replace("+", "plus-").replace("(", "-").replace(")", "")
 
 
+def save_profile(profile: str, overrides: dict, directory: Path, name: str) -> Path | None:
+    """`profile` with `overrides`, resolved and checked by `load_config`, saved as `directory/profile.yaml` (its
+    path); None after printing why, when the configuration `name` does not load."""
+    try:
+        config = load_config(profile, overrides)
+    except ConfigError as exc:
+        print(f"{name}: bad configuration: {exc}", file=sys.stderr)
+        return None
+    directory.mkdir(parents=True, exist_ok=True)
+    save_config(config, directory / "profile.yaml")
+    return directory / "profile.yaml"
+
+
 def read_run(run_dir: Path) -> Cell | None:
     """The cell of a finished local_evaluation run directory, or None when it has no summary."""
     try:
@@ -189,14 +202,9 @@ def main(argv=None) -> int:
         return text
 
     for name in args.only or CONFIGURATIONS:
-        try:
-            config = load_config(args.profile, CONFIGURATIONS[name])
-        except ConfigError as exc:
-            print(f"{name}: bad configuration: {exc}", file=sys.stderr)
+        profile_path = save_profile(args.profile, CONFIGURATIONS[name], root / folder(name), name)
+        if profile_path is None:
             return 2
-        (root / folder(name)).mkdir(parents=True, exist_ok=True)
-        profile_path = root / folder(name) / "profile.yaml"
-        save_config(config, profile_path)
         for suite_name, suite in suites.items():
             out_dir = root / folder(name) / suite_name
             if name == "base" and suite_name in baselines:

@@ -35,8 +35,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evaluation.context_recall import answer_keys, found  # noqa: E402
-from models.config import REPO_ROOT, ConfigError, load_config, save_config  # noqa: E402
-from scripts.ablation import SUITES as ABLATION_SUITES, Cell, Suite, command, read_run  # noqa: E402
+from models.config import REPO_ROOT  # noqa: E402
+from scripts.ablation import SUITES as ABLATION_SUITES, Cell, Suite, command, read_run, save_profile  # noqa: E402
 
 MODES: dict[str, dict] = {
     "db3": {"pipeline.mode": "db3"},
@@ -185,14 +185,9 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     root = Path(args.output_root).resolve()
     for mode in args.only or MODES:
-        try:
-            config = load_config(args.profile, MODES[mode])
-        except ConfigError as exc:
-            print(f"{mode}: bad configuration: {exc}", file=sys.stderr)
+        profile_path = save_profile(args.profile, MODES[mode], root / mode, mode)
+        if profile_path is None:
             return 2
-        (root / mode).mkdir(parents=True, exist_ok=True)
-        profile_path = root / mode / "profile.yaml"
-        save_config(config, profile_path)
         for suite_name in args.suites:
             out_dir = root / mode / suite_name
             if read_run(out_dir) is not None and not args.rerun:
