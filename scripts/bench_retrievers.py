@@ -72,11 +72,17 @@ def arm_settings(config, **arm) -> object:
     return replace(config.web, retriever="arm", arm=replace(config.web.arm, **arm))
 
 
+def structure(config, **settings) -> object:
+    return replace(config.web.arm.structure, **settings)
+
+
 def row_configs(config, sweep: bool) -> dict[str, object]:
     rows = {"parent_child": replace(config.web, retriever="parent_child"),
             "arm": arm_settings(config),
             "arm-unaligned": arm_settings(config, align=False),
-            "arm-objects": arm_settings(config, embed="objects")}
+            "arm-objects": arm_settings(config, embed="objects"),
+            "arm+structure": arm_settings(config, structure=structure(config, enabled=True)),
+            "arm+structure-llm": arm_settings(config, structure=structure(config, enabled=True, verifier="llm"))}
     if sweep:
         a = config.web.arm
         for n in sorted({1, 3, 5} - {a.ngrams_per_keyword}):

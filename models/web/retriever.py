@@ -61,6 +61,7 @@ class RetrievalStats:
     chunk_ms: float = 0.0
     embed_ms: float = 0.0  # prefilter + query and child embeddings + cosine recall
     rerank_ms: float = 0.0
+    structure_ms: float = 0.0  # ARM part 2: compatibility, MIPs, verification (web.arm.structure)
     children: int = 0  # child chunks built
     embedded: int = 0  # distinct child texts embedded
     parents: int = 0

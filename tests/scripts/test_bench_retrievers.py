@@ -21,7 +21,9 @@ def test_rows_compare_both_retrievers_and_the_arm_ablations():
     n = load_config("cpu").web.arm.ngrams_per_keyword
     assert {f"arm ngrams_per_keyword={k}" for k in {1, 3, 5} - {n}} | {"arm candidates=all"} <= set(rows)
     assert f"arm ngrams_per_keyword={n}" not in rows  # the profile's own value is the arm row
-    assert len(bench.row_configs(load_config("cpu"), sweep=False)) == 4
+    plain = bench.row_configs(load_config("cpu"), sweep=False)
+    assert len(plain) == 6 and plain["arm+structure"].arm.structure.enabled
+    assert plain["arm+structure-llm"].arm.structure.verifier == "llm"
 
 
 def test_sweep_reweights_the_stored_scores():

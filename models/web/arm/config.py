@@ -2,7 +2,31 @@
 (README "ARM retrieval" has the sweep that chose `lexical_weight`, `ngrams_per_keyword` and `candidates`)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class StructureConfig:
+    """ARM part 2 (§3.2.2-3.3): structure alignment by a MIP, several drafts, self-verification and voting."""
+
+    enabled: bool = False  # false: the top objects of the information alignment (part 1) are the context
+    pool: int = 40  # the most relevant objects compatibility is computed over (the drafts' candidates)
+    base_objects: int = 5  # the base set every draft expands from
+    expansion_steps: tuple[int, ...] = (0, 1, 2)  # one draft per entry: base + this many expansion rounds
+    per_step: int = 4  # objects each newly added object brings in per round (its most compatible)
+    k: int = 5  # objects the MIP chooses per draft
+    time_limit_s: float = 0.5  # HiGHS per draft; past it, its best feasible answer or the ranking
+    compatibility_weight: float = 1.0  # C's weight against relevance in the MIP objective
+    semantic_weight: float = 0.5  # within C: cosine against exact-value overlap
+    max_units: int = 8  # units (sentences, rows) embedded per object; later ones compare by their values only
+    min_values: int = 2  # least denominator of the overlap coefficient
+    # support: the share of keywords an object supports (no model call; the CPU profile) | llm: ARM's way
+    verifier: str = "support"
+    verify_prompt: str = "arm_verify"
+    verify_rows: int = 5  # units per object shown to the LLM verifier (the paper's k = 5)
+    verify_max_new_tokens: int = 16
+    min_support: float = 0.5  # support verifier: names objects supporting this share of the keywords
+    vote_weight: float = 0.5  # confidence = w * mean vote weight + (1 - w) * softmax(votes)
 
 
 @dataclass(frozen=True)
@@ -32,3 +56,4 @@ class ArmConfig:
     # objects (each serialised object embedded whole, ARM's way: 3-10 s per question with MiniLM on one core)
     embed: str = "children"
     top_objects: int = 5  # objects given to the answer step, best first (within web.context_max_tokens)
+    structure: StructureConfig = field(default_factory=StructureConfig)

@@ -30,6 +30,8 @@ from models.types import Chunk, Query
 from models.web.arm.alignment import Aligner, Alignment
 from models.web.arm.keywords import KeywordExtractor
 from models.web.arm.ngrams import NgramIndex
+from models.web.arm.object_sets import ObjectSetSelector, Ranked
+from models.web.arm.verification import make_verifier
 from models.web.chunker import Corpus
 from models.web.lexical import bm25_scores_many, normalise
 from models.web.reranker import make_reranker
@@ -45,13 +47,15 @@ class ObjectScores:
     cosine: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
     score: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
     chosen: list[int] = field(default_factory=list)  # object indices given as context, best first
+    structure: dict = field(default_factory=dict)  # part 2's trace (ObjectSetSelector), when it ran
 
     def trace(self, objects: Sequence[Chunk]) -> dict:
         """The keywords, their n-grams, and each chosen object's page and scores (`objects`: the query's parents)."""
         return {"keywords": [{"keyword": a.keyword, "ngrams": list(a.ngrams)} for a in self.keywords],
                 "objects": [{"source": objects[i].source[:200], "lexical": round(float(self.lexical[i]), 3),
                              "cosine": round(float(self.cosine[i]), 3), "score": round(float(self.score[i]), 3)}
-                            for i in self.chosen]}
+                            for i in self.chosen],
+                **({"structure": self.structure} if self.structure else {})}
 
 
 def serialise(parent: Chunk, title: str) -> str:
@@ -79,6 +83,9 @@ class ArmRetriever(WebRetriever):
         self.arm = cfg.arm
         self.keywords = KeywordExtractor(cfg.arm, generator, prompts)
         self.aligner = Aligner(cfg.arm, generator, prompts) if cfg.arm.align else None
+        structure = cfg.arm.structure
+        self.sets = ObjectSetSelector(structure, make_verifier(structure, generator, prompts, cfg.arm.stem_chars)) \
+            if structure.enabled else None
         self.last_alignment: dict[str, dict] = {}  # query id -> ObjectScores.trace(its objects)
         # query id -> (every object's scores, the objects): scripts/bench_retrievers.py sweeps the weight on these
         self.last_scores: dict[str, tuple[ObjectScores, tuple[Chunk, ...]]] = {}
@@ -107,14 +114,33 @@ class ArmRetriever(WebRetriever):
             else:
                 cosine = self._cosine(queries, corpora, alignments, deadline)
         w = self.arm.lexical_weight
-        results = []
-        for query, corpus, aligned, lex, cos in zip(queries, corpora, alignments, lexical, cosine):
+        all_scores = []
+        for aligned, lex, cos in zip(alignments, lexical, cosine):
             scores = ObjectScores(aligned, lex, cos, w * lex + (1 - w) * cos)
             scores.chosen = np.argsort(-scores.score, kind="stable")[:self.arm.top_objects].tolist()
+            all_scores.append(scores)
+        if self.sets is not None:
+            with _timed(stats, "structure_ms", self.clock):
+                self._choose_sets(queries, corpora, objects, all_scores, deadline)
+        results = []
+        for query, corpus, scores in zip(queries, corpora, all_scores):
             self.last_alignment[query.interaction_id] = scores.trace(corpus.parents)
             self.last_scores[query.interaction_id] = (scores, corpus.parents)
             results.append([_with_score(corpus.parents[i], scores.score[i]) for i in scores.chosen])
         return results
+
+    def _choose_sets(self, queries: Sequence[Query], corpora: list[Corpus], objects: list[list[str]],
+                     all_scores: list[ObjectScores], deadline: Deadline) -> None:
+        """Part 2: each query's `chosen` replaced by the object set structure alignment and voting choose."""
+        vectors = self.embedder.encode([q.text for q in queries], is_query=True) \
+            if self.sets.verifier.needs_rendering else [None] * len(queries)
+        items = [Ranked(q.text, c.parents, page_titles(q, c.parents), texts, s.score, tuple(s.keywords), v)
+                 for q, c, texts, s, v in zip(queries, corpora, objects, all_scores, vectors)]
+        dimension = self.embedder.dimension
+        choices = self.sets.choose(items, lambda texts: self._encode_until(list(texts), deadline, dimension),
+                                   self.arm.top_objects, deadline)
+        for scores, choice in zip(all_scores, choices):
+            scores.chosen, scores.structure = choice.chosen, choice.trace
 
     def retrieve(self, queries: Sequence[Query], task: int = 1, deadline: Deadline | None = None) -> list[list[Chunk]]:
         self.last_alignment, self.last_scores = {}, {}
@@ -154,7 +180,12 @@ def _lexical(alignment: list[Alignment], objects: list[str], question: str, keep
     return np.mean([normalise(row) for row in per_keyword], axis=0).astype(np.float32)
 
 
+def page_titles(query: Query, parents: Sequence[Chunk]) -> list[str]:
+    """The page title of each object."""
+    titles = {p.page_url: p.page_name or "" for p in query.search_results}
+    return [titles.get(parent.source, "") for parent in parents]
+
+
 def serialise_all(query: Query, parents: Sequence[Chunk]) -> list[str]:
     """The query's objects serialised with their pages' titles (what the index, BM25 and `embed: objects` read)."""
-    titles = {p.page_url: p.page_name or "" for p in query.search_results}
-    return [serialise(parent, titles.get(parent.source, "")) for parent in parents]
+    return [serialise(parent, title) for parent, title in zip(parents, page_titles(query, parents))]

@@ -132,3 +132,15 @@ def test_the_web_source_traces_the_alignment(hashing_embedder):
     state = SimpleNamespace(query=query(), trace={})
     source.trace(state, Evidence("web", ()), run=SimpleNamespace(task=1))
     assert state.trace["arm"]["keywords"][0]["keyword"] == "companies"
+
+
+def test_structure_alignment_chooses_the_set_and_traces_it(hashing_embedder):
+    from models.web.arm.config import StructureConfig
+
+    structure = StructureConfig(enabled=True, base_objects=2, expansion_steps=(0, 1), k=2)
+    retriever = make(hashing_embedder, replace(CFG, arm=replace(CFG.arm, top_objects=2, structure=structure)))
+    chunks = retriever.retrieve([query()])[0]
+    assert len(chunks) == 2 and retriever.last_stats.structure_ms > 0
+    trace = retriever.last_alignment["q1"]["structure"]
+    assert len(trace["drafts"]) == 2 and trace["chosen"] == retriever.last_scores["q1"][0].chosen
+    assert [o["source"] for o in retriever.last_alignment["q1"]["objects"]] == [c.source for c in chunks]
