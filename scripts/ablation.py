@@ -11,7 +11,8 @@ with the calculator, with the knowledge extractor), then all of them, and `compu
 `verifier.computed_answers` off (choice, yes/no and count questions checked as before issue 29), and
 `kg-checks-off`: the base profile with `kg.program_checks` off (KG programs as generated, before issue 30), and
 `sql-off`: the base profile without the SQL source (before issue 31), and `web-arm`: the web pages retrieved by
-ARM's information alignment (`web.retriever: arm`, issue 33) instead of recall + rerank. Suites
+ARM's information alignment (`web.retriever: arm`, issue 33) instead of recall + rerank, and `web-arm-structure`:
+ARM with its structure alignment, drafts and voting (`web.arm.structure.enabled`, issue 34). Suites
 (column groups): the bundled sample (Task 1), the 10 real dev questions (`../shared/crag/dev_data.jsonl.bz2`
 with the grader's tokenizer), the Task-2 sample (bundled mock KG API) and the Task-3 sample;
 `--data/--task/--tokenizer` define one suite of your own instead.
@@ -61,6 +62,8 @@ CONFIGURATIONS: dict[str, dict] = {
     "kg-checks-off": {"kg.program_checks": False},  # issue 30's before: no KG program checks
     "sql-off": {"pipeline.sources": ["public_data", "kg", "web"]},  # issue 31's before: no SQL source
     "web-arm": {"web.retriever": "arm"},  # issue 33: ARM's information alignment instead of recall + rerank
+    # issue 34: ARM with structure alignment, drafts and voting (the support verifier of the CPU profile)
+    "web-arm-structure": {"web.retriever": "arm", "web.arm.structure.enabled": True},
 }
 
 

@@ -11,7 +11,7 @@ class StructureConfig:
 
     enabled: bool = False  # false: the top objects of the information alignment (part 1) are the context
     pool: int = 40  # the most relevant objects compatibility is computed over (the drafts' candidates)
-    base_objects: int = 5  # the base set every draft expands from
+    base_objects: int = 8  # the base set every draft expands from (more than k, so draft 0 is a real choice)
     expansion_steps: tuple[int, ...] = (0, 1, 2)  # one draft per entry: base + this many expansion rounds
     per_step: int = 4  # objects each newly added object brings in per round (its most compatible)
     k: int = 5  # objects the MIP chooses per draft
