@@ -19,6 +19,8 @@ the profile's token budget and the grader's tokenizer; keys as scripts/bench_web
 (questions whose every reachable key is found), and CPU seconds per question (process time of `retrieve`, one
 torch thread: what one dedicated core takes) against the web-retrieval budget of a CPU question. For arm rows
 also: keywords aligned, n-grams written, and whether every n-gram is one of the question's index (it must be).
+Rows `arm+structure` (ARM part 2 with the support verifier, issue 34) and `arm+structure-llm` (the LLM verifier)
+also report the MIP's solve time per draft and the compatibility time per question, apart from the total.
 """
 from __future__ import annotations
 
@@ -66,6 +68,8 @@ class Row:
     outside_index: int = 0  # aligned n-grams not in the question's index (must stay 0)
     scores: list = field(default_factory=list)  # arm: (ObjectScores, parents) per question, for the sweep
     alignments: list = field(default_factory=list)
+    solve_ms: list = field(default_factory=list)  # structure rows: every draft's MIP solve time
+    compatibility_ms: list = field(default_factory=list)  # structure rows: per question
 
 
 def arm_settings(config, **arm) -> object:
@@ -105,6 +109,10 @@ def run_row(name: str, retriever, questions: list[Question], task: int, counter,
         if scores is None:
             continue
         row.scores.append(scores)
+        structure = scores[0].structure
+        row.solve_ms.extend(d["solve_ms"] for d in structure.get("drafts", []))
+        if "compatibility_ms" in structure:
+            row.compatibility_ms.append(structure["compatibility_ms"])
         index = NgramIndex(serialise_all(q.query, scores[1]), retriever.arm.max_n)  # rebuilt: an independent check
         for a in scores[0].keywords:
             row.keywords += 1
@@ -113,6 +121,14 @@ def run_row(name: str, retriever, questions: list[Question], task: int, counter,
             row.outside_index += sum(g not in index for g in a.ngrams)
         row.alignments.append(scores[0].keywords)
     return row
+
+
+def structure_line(row: Row) -> str:
+    """MIP solve time per draft and compatibility time per question, apart from the row's total."""
+    solve, comp = row.solve_ms or [0.0], row.compatibility_ms or [0.0]
+    return (f"- {row.name}: MIP solve {statistics.median(solve):.1f} ms median, {max(solve):.1f} ms max per draft "
+            f"({len(row.solve_ms)} drafts); compatibility {statistics.median(comp):.0f} ms median, "
+            f"{max(comp):.0f} ms max per question")
 
 
 def recall_line(row: Row, questions: list[Question], budget: float) -> str:
@@ -202,6 +218,10 @@ def main(argv: list[str] | None = None) -> int:
             results[name] = run_row(name, retriever, questions, task, counter, max_tokens)
             table.append(recall_line(results[name], questions, budget))
             print(table[-1], flush=True)
+        structured = [r for r in results.values() if r.solve_ms]
+        if structured:
+            table.append("\nStructure alignment, measured apart (CPU ms):\n")
+            table.extend(structure_line(r) for r in structured)
         if "arm" in results:
             table.append("\nKeywords and their aligned n-grams (arm):\n")
             for q, keywords in zip(questions, results["arm"].alignments):

@@ -34,3 +34,10 @@ def test_sweep_reweights_the_stored_scores():
     lines = bench.sweep_lines(row, [question], WordGenerator(), 100, (1,))
     cells = lines[2].strip("|").split("|")
     assert cells[1].strip() == "0" and cells[-1].strip() == "1"  # w=0: cosine picks alpha; w=1: lexical xerox
+
+
+def test_structure_line_reports_solve_and_compatibility_times_apart():
+    row = bench.Row("arm+structure", solve_ms=[2.0, 8.0, 4.0], compatibility_ms=[900.0, 1100.0])
+    line = bench.structure_line(row)
+    assert "MIP solve 4.0 ms median, 8.0 ms max per draft (3 drafts)" in line
+    assert "compatibility 1000 ms median, 1100 ms max" in line
