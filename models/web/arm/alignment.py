@@ -16,16 +16,15 @@ its own words.
 """
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from typing import Sequence
 
 from models.deadline import Deadline
-from models.llm.constraints import DecodingConstraint
+from models.llm.constraints import ListLanguage
 from models.llm.generator import GenerationRequest
 from models.llm.prompts import PromptLibrary
-from models.web.arm.ngrams import NgramIndex, has_prefix
+from models.web.arm.ngrams import NgramIndex
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +32,7 @@ SEPARATOR = "; "
 STOP = ("\n",)
 
 
-class NgramLanguage:
+class NgramLanguage(ListLanguage):
     """Lists of 1..`per_keyword` distinct candidate n-grams joined by `SEPARATOR`.
 
     Args:
@@ -42,42 +41,16 @@ class NgramLanguage:
     """
 
     def __init__(self, candidates: Sequence[str], per_keyword: int):
-        if per_keyword < 1:
-            raise ValueError(f"per_keyword must be >= 1, got {per_keyword}")
-        self.candidates = frozenset(c for c in candidates if c and SEPARATOR not in c and "\n" not in c)
-        self.sorted = sorted(self.candidates)
-        self.per_keyword = per_keyword
-
-    def is_valid_prefix(self, text: str) -> bool:
-        *whole, last = text.split(SEPARATOR)
-        return (len(whole) < self.per_keyword and all(g in self.candidates for g in whole)
-                and has_prefix(self.sorted, last))
-
-    def is_complete(self, text: str) -> bool:
-        parts = text.split(SEPARATOR)
-        return len(parts) <= self.per_keyword and all(p in self.candidates for p in parts)
-
-    @property
-    def grammar(self) -> str:
-        """The language in Lark (llguidance, vLLM structured outputs): NGRAM (SEP NGRAM (SEP NGRAM)?)?..."""
-        tail = ""
-        for _ in range(self.per_keyword - 1):
-            tail = f" ({json.dumps(SEPARATOR)} NGRAM{tail})?"
-        alternatives = " | ".join(json.dumps(g, ensure_ascii=False) for g in self.sorted)
-        return f"start: NGRAM{tail}\nNGRAM: {alternatives}\n"
-
-    def constraint(self) -> DecodingConstraint:
-        return DecodingConstraint(is_valid_prefix=self.is_valid_prefix, is_complete=self.is_complete,
-                                  grammar=self.grammar)
+        super().__init__(sorted(set(candidates)), per_keyword, SEPARATOR, terminal="NGRAM")
 
     def parse(self, text: str) -> tuple[str, ...]:
         """The distinct whole candidate n-grams of a generated list, in order (anything else is dropped)."""
         kept = []
         for part in (text or "").split(SEPARATOR):
             part = part.strip()
-            if part in self.candidates and part not in kept:
+            if part in self.members and part not in kept:
                 kept.append(part)
-        return tuple(kept[:self.per_keyword])
+        return tuple(kept[:self.max_items])
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,10 @@ n-gram of the index either way, which is what the constraint guarantees.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from collections import Counter
 from typing import Iterable, Sequence
+
+from models.llm.constraints import has_prefix
 
 # Function words and the question's own frame ("name three ...", "how many ..."): they split keywords.
 STOP_WORDS = frozenset("""
@@ -49,12 +50,6 @@ def informative(gram: str, numbers: bool = False) -> bool:
     if tokens[0] in STOP_WORDS or tokens[-1] in STOP_WORDS:
         return False
     return numbers or not tokens[0][0].isdigit()
-
-
-def has_prefix(sorted_grams: Sequence[str], prefix: str) -> bool:
-    """True when some string of the sorted list `sorted_grams` starts with `prefix` (binary search)."""
-    i = bisect_left(sorted_grams, prefix)
-    return i < len(sorted_grams) and sorted_grams[i].startswith(prefix)
 
 
 def stem(word: str, chars: int) -> str:

@@ -120,6 +120,7 @@ class Compatibility:
         self.units = [units_of(o) for o in self.objects]
         self.weight, self.max_units, self.min_values = semantic_weight, max_units, min_values
         self.owner = np.array([i for i, u in enumerate(self.units) for _ in u.texts], dtype=np.int64)
+        self.starts = np.searchsorted(self.owner, np.arange(len(self.units)))  # each object's first unit
         self._pairs = self._unit_pairs(embed)
         self.matrix = self._object_matrix()
 
@@ -127,13 +128,14 @@ class Compatibility:
         """weight * cosine + (1 - weight) * overlap coefficient, for every pair of units of different objects."""
         texts = [t for u in self.units for t in u.texts]
         n = len(texts)
-        self.starts = np.searchsorted(self.owner, np.arange(len(self.units)))  # each object's first unit
         position = np.arange(n) - self.starts[self.owner] if n else np.zeros(0, dtype=np.int64)
         embedded = np.flatnonzero(position < self.max_units)
         headers = [h or "-" for u in self.units for h in u.headers]
         vectors = np.asarray(embed([texts[k] for k in embedded] + headers), dtype=np.float32) \
             if len(embedded) or headers else np.zeros((0, 1), dtype=np.float32)
-        self._header_vectors = vectors[len(embedded):]
+        # each object's header embeddings (an empty block for a passage)
+        ends = np.cumsum([len(u.headers) for u in self.units])
+        self._header_vectors = np.split(vectors[len(embedded):], ends[:-1]) if len(self.units) else []
         # unit embeddings, zero rows for units past max_units (they compare by values; the verifier ranks them last)
         self.vectors = np.zeros((n, vectors.shape[1]), dtype=np.float32)
         self.vectors[embedded] = vectors[:len(embedded)]
@@ -172,14 +174,10 @@ class Compatibility:
         np.fill_diagonal(matrix, 0)
         return matrix
 
-    def _header_offset(self, i: int) -> int:
-        return sum(len(u.headers) for u in self.units[:i])
-
     def _columns(self, a: int, b: int) -> tuple[float, int, int]:
         """(score, column of a, column of b) of the best column pair of two tables."""
         ua, ub = self.units[a], self.units[b]
-        va = self._header_vectors[self._header_offset(a):][:len(ua.headers)]
-        vb = self._header_vectors[self._header_offset(b):][:len(ub.headers)]
+        va, vb = self._header_vectors[a], self._header_vectors[b]
         cosine = np.clip(va @ vb.T, 0, 1) if len(va) and len(vb) else np.zeros((len(ua.headers), len(ub.headers)))
         best = (0.0, 0, 0)
         for x, cx in enumerate(ua.columns):

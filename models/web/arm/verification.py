@@ -14,12 +14,11 @@ Two verifiers, chosen by `web.arm.structure.verifier`:
   exposes token logits, so a vote weighs the named object's relevance instead of the paper's mean logit.
 - `support` (the CPU profile: a 135M model does not follow the instruction): the verifier's own signal, the
   share of the question's keywords an object supports (any word of the keyword or of its aligned n-grams occurs
-  in it, compared by their first `web.arm.stem_chars` letters). Objects supporting at least `min_support` are named, the best one always; a vote
-  weighs its support.
+  in it, compared by their first `web.arm.stem_chars` letters). Objects supporting at least `min_support` are
+  named, the best one always; a vote weighs its support.
 """
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from typing import Sequence
@@ -27,7 +26,7 @@ from typing import Sequence
 import numpy as np
 
 from models.deadline import Deadline
-from models.llm.constraints import DecodingConstraint
+from models.llm.constraints import ListLanguage
 from models.llm.generator import GenerationRequest
 from models.llm.prompts import PromptLibrary
 from models.web.arm.alignment import Alignment
@@ -38,41 +37,20 @@ log = logging.getLogger(__name__)
 SEPARATOR = ", "
 
 
-class IdLanguage:
+class IdLanguage(ListLanguage):
     """Lists of 1..n of the ids 1..`n`, separated by `SEPARATOR` (what the LLM verifier may write)."""
 
     def __init__(self, n: int):
         if n < 1:
             raise ValueError(f"a draft needs at least one object, got {n}")
-        self.n = n
-        self.ids = frozenset(str(i) for i in range(1, n + 1))
-
-    def is_valid_prefix(self, text: str) -> bool:
-        *whole, last = text.split(SEPARATOR)
-        return (len(whole) < self.n and all(w in self.ids for w in whole)
-                and (last == "" or any(i.startswith(last) for i in self.ids)))
-
-    def is_complete(self, text: str) -> bool:
-        parts = text.split(SEPARATOR)
-        return len(parts) <= self.n and all(p in self.ids for p in parts)
-
-    @property
-    def grammar(self) -> str:
-        alternatives = " | ".join(json.dumps(i) for i in sorted(self.ids, key=int))
-        tail = ""
-        for _ in range(self.n - 1):
-            tail = f" ({json.dumps(SEPARATOR)} ID{tail})?"
-        return f"start: ID{tail}\nID: {alternatives}\n"
-
-    def constraint(self) -> DecodingConstraint:
-        return DecodingConstraint(self.is_valid_prefix, self.is_complete, grammar=self.grammar)
+        super().__init__([str(i) for i in range(1, n + 1)], n, SEPARATOR, terminal="ID")
 
     def parse(self, text: str) -> list[int]:
         """The distinct valid ids written, in order, as 0-based positions."""
         named: list[int] = []
         for part in (text or "").split(","):
             part = part.strip()
-            if part in self.ids and int(part) - 1 not in named:
+            if part in self.members and int(part) - 1 not in named:
                 named.append(int(part) - 1)
         return named
 
