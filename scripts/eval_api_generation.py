@@ -64,9 +64,13 @@ def evaluate(examples, kg, generator, batch_size: int, show: int = 0) -> dict:
             print(f"  x {example.query!r}\n    generated {program!r}\n    target    {example.program!r}\n"
                   f"    answer {list(score.answer)[:4]} {score.error[:120]}")
     n = max(1, len(examples))
+    kinds = {}  # heldout_templates mixes unseen phrasings of trained templates and wholly held-out templates
+    for example, score in zip(examples, scores):
+        kinds.setdefault(example.held or "trained wording", []).append(score.correct)
     return {"n": len(examples), "compile_rate": sum(s.compiled for s in scores) / n,
             "execution_rate": sum(s.executed for s in scores) / n,
-            "correct_rate": sum(s.correct for s in scores) / n, "seconds_per_question": seconds / n}
+            "correct_rate": sum(s.correct for s in scores) / n, "seconds_per_question": seconds / n,
+            "by_held": {kind: {"n": len(c), "correct_rate": sum(c) / len(c)} for kind, c in sorted(kinds.items())}}
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -139,6 +143,9 @@ def main(argv: list[str] | None = None) -> dict:
             print(f"{split}: n={result['n']} compile {result['compile_rate']:.1%}  "
                   f"executes {result['execution_rate']:.1%}  correct {result['correct_rate']:.1%}  "
                   f"{result['seconds_per_question']:.2f} s/question", flush=True)
+            if len(result["by_held"]) > 1:
+                print("  " + "  ".join(f"held out by {kind}: {v['correct_rate']:.1%} of {v['n']}"
+                                       for kind, v in result["by_held"].items()), flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2), encoding="utf-8")
     return figures

@@ -3,8 +3,8 @@
     python scripts/make_api_data.py --out outputs/api_data            # train / heldout_entities / heldout_templates
     python scripts/make_api_data.py --out outputs/api_data --sft --icl-k 0   # + train.sft.jsonl (no ICL)
 
-Every template of `training/api_templates.py` is filled with every entity it fits; each target program is
-compiled and executed against the bundled mock API (started in-process, as `local_evaluation.py --task 2`
+Every template of `training/api_templates/` (one table per domain) is filled with every entity it fits, once
+per phrasing; each target program is compiled and executed against the bundled mock API (started in-process, as `local_evaluation.py --task 2`
 does) and kept only when it yields the answer read from the KG sources. A template whose examples fail is a
 bug in the template or in the KG pathway: the script names each failure and exits with status 1 unless
 `--allow-failures`. The in-context pool's entities (`kg.icl_pool` of the profile) are never held out, and

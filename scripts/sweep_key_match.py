@@ -3,7 +3,7 @@
     python scripts/sweep_key_match.py                    # the CPU profile's embedder, 4 examples per template
     python scripts/sweep_key_match.py --per-template 8 --profile g4dn
 
-Pairs come from the API-generation templates (`training/api_templates.py`: every question wording the adapter
+Pairs come from the API-generation templates (`training/api_templates/`: every question wording the adapter
 was trained on, filled from the bundled fixture KG), never from the evaluation sets. Each template's program is
 run against the bundled mock API (started in-process); its final value's key path is a positive pair with the
 question's attribute phrase, and the path of every other field of the same rows (the attributes the function

@@ -11,8 +11,9 @@ from models.kg.examples import ExamplePool
 from models.kg.language import format_program
 from models.paths import resolve_repo_path
 from models.types import DOMAINS
-from training.api_templates import (HELDOUT_TEMPLATES, UNASKED_FUNCTIONS, FixtureKG, cap_per_template, check_answer,
-                                    generate, program_entities, split_examples, templates)
+from training.api_templates import (HELDOUT_TEMPLATES, TABLES, UNASKED_FUNCTIONS, DomainTable, FixtureKG, Template,
+                                    cap_per_template, check_answer, crag_register, generate, program_entities,
+                                    split_examples, templates)
 
 
 @pytest.fixture(scope="module")
@@ -67,11 +68,63 @@ def test_splits_are_disjoint_in_entities_and_templates(splits, pool):
         assert new, f"{example.id} names only training entities"
         assert not set(new) & pool_entities, f"{example.id}: an in-context entity held out"
     assert not {e.template for e in train} & set(HELDOUT_TEMPLATES)
-    assert {e.template for e in held_templates} <= set(HELDOUT_TEMPLATES)
     assert not {x for e in held_templates for x in e.entities} - train_entities
     assert not {e.template for e in held_entities} & set(HELDOUT_TEMPLATES)
+    assert {e.held for e in held_templates} == {"phrasing", "template"}
+    assert not [e for e in train + held_entities if e.held]
     pool_queries = {e.query.lower() for e in pool.examples}
     assert not pool_queries & {e.query.lower() for e in held_entities + held_templates}
+
+
+def test_unseen_phrasings_never_reach_training(examples, splits):
+    """The split definition (catalogue.py): an `unseen` phrasing of a template, and every phrasing of a held-out
+    template, is asked only in heldout_templates; each template declares at least one unseen phrasing."""
+    by_id = {t.id: t for t in templates()}
+    for template in by_id.values():
+        assert template.unseen and len(template.questions) >= 3, template.id
+    for example in splits["train"] + splits["heldout_entities"]:
+        template = by_id[example.template]
+        phrasing = int(example.id.rsplit("-", 1)[1])
+        assert phrasing < len(template.questions) and not template.heldout, example.id
+    for example in splits["heldout_templates"]:
+        template = by_id[example.template]
+        assert template.heldout or int(example.id.rsplit("-", 1)[1]) >= len(template.questions), example.id
+    assert {"eps"} <= set(HELDOUT_TEMPLATES)  # get_stock_eps: a whole function's only template
+    assert 15 <= len(HELDOUT_TEMPLATES) <= len(by_id) // 4
+
+
+def test_every_domain_is_one_table_declaring_each_template_once():
+    assert sorted(table.domain for table in TABLES) == sorted(DOMAINS)
+    table = DomainTable("movie")
+    table.template('get_movie("{movie}")["year"]', "what year is {movie}")(lambda kg: ())
+    with pytest.raises(ValueError, match="declared twice"):
+        table.template('get_movie("{movie}")["title"]', "which {movie}", name="<lambda>")(lambda kg: ())
+    with pytest.raises(ValueError, match="music template"):
+        table.add(Template("x", "music", ("q",), "p", lambda kg: ()))
+
+
+def test_crag_register_writes_as_users_type():
+    rng = random.Random(0)
+    seen = {crag_register("what is the close of aapl on 2024-02-27?", rng) for _ in range(200)}
+    assert any(not q.endswith("?") for q in seen) and any(q.endswith("?") for q in seen)
+    assert any(q.startswith("what's") for q in seen) and any(q.startswith("what is") for q in seen)
+    assert any("february 27, 2024" in q for q in seen) and any("2024-02-27" in q for q in seen)
+    assert any("02/27/2024" in q for q in seen)
+    a, b = random.Random(3), random.Random(3)
+    assert [crag_register("who is x?", a) for _ in range(20)] == [crag_register("who is x?", b) for _ in range(20)]
+
+
+def test_dates_in_words_reach_the_generator_as_the_api_writes_them():
+    """The register writes dates in words; the KG checks give the model the ISO date back, so a trained target
+    ("2024-02-27") stays right for every surface form."""
+    from models.kg.checks.dates import normalise_dates, question_dates
+    from models.types import parse_query_time
+
+    now = parse_query_time("03/01/2024, 10:00:00 PT")
+    rng = random.Random(0)
+    for _ in range(30):
+        question = crag_register("what was the close of aapl on 2024-02-27", rng)
+        assert "2024-02-27" in normalise_dates(question, question_dates(question, now)), question
 
 
 @pytest.mark.parametrize("answer,expected,same", [
@@ -137,3 +190,41 @@ def test_cap_per_template_keeps_at_most_n_of_each_and_is_seeded(examples):
     assert [e.id for e in cap_per_template(examples, 5, seed=0)] == [e.id for e in capped]
     assert [e.id for e in cap_per_template(examples, 5, seed=1)] != [e.id for e in capped]
     assert cap_per_template(examples, None) == list(examples)
+
+
+def test_every_key_the_records_carry_is_asked_or_declared_unasked(examples):
+    """coverage.py: one call of each function on the bundled KG; every key its records carry is asked by a template,
+    taught through a function of the same records, or named in UNASKED_KEYS with its reason; an open-domain
+    infobox key is exempt ("*") only when a single fixture entity holds it."""
+    import re
+
+    from mock_api.server import running_server
+    from models.kg.client import MockAPIClient
+    from models.kg.executor import execute
+    from models.kg.pathway import KGPathway
+    from models.types import parse_query_time
+    from training.api_templates.coverage import SAME_RECORDS, UNASKED_KEYS, asked_keys
+
+    asked = asked_keys(templates())
+    holders = Counter(k for entity in FixtureKG.load().open_entities.values() for k in entity["infobox"])
+    missing = []
+    with running_server() as url:
+        kg = KGPathway(KGConfig(), MockAPIClient(url, 5.0, 1))
+        for domain in DOMAINS:
+            for name in signatures(domain):
+                example = next((e for e in examples if e.domain == domain and e.program.startswith(name + "(")), None)
+                if example is None:  # asked only after a `*` (play-by-play): its keys are declared as a whole
+                    assert "*" in UNASKED_KEYS[name], name
+                    continue
+                call = re.sub(r'(\["[^"]+"\]|\[:\d+\])+$', "", example.program.split("\n")[0])
+                result = execute(compile_program(call, domain), kg.client, now=parse_query_time(example.query_time),
+                                 limits=kg.limits, matcher=kg.matcher)
+                carried = {key for s in result.statements if s.table is not None for row in s.table.rows[:3]
+                           for key in row.fields}
+                assert carried, name
+                taught = asked.get(name, set()) | asked.get(SAME_RECORDS.get(name, ""), set())
+                declared = {**UNASKED_KEYS.get(SAME_RECORDS.get(name, ""), {}), **UNASKED_KEYS.get(name, {})}
+                for key in sorted(carried - taught - set(declared)):
+                    if "*" not in declared or holders[key] > 1:
+                        missing.append(f"{name}[{key!r}]")
+    assert not missing, f"keys neither asked nor declared unasked: {missing}"
