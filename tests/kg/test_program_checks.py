@@ -167,6 +167,31 @@ def test_the_attribute_asked_stays_final(pathway):
     assert verdicts(evidence) == {} and evidence.direct == "Mirela Vasquez"
 
 
+@pytest.mark.parametrize("question,program,final", [
+    ("who directed the movie that won best picture at the 2020 oscars",
+     'get_movie_person_oscar(None, None, [eq(year, 2020), eq(category, "best picture"), eq(winner, true)])["film"]',
+     False),
+    ("who directed inception", 'get_movie_person_crew("inception", None, eq(job, "Director"))["name"]', True),
+    ("when was the director of inception born",
+     'get_movie_person_crew("inception", None, eq(job, "Director"))["name"]\nget_person(*)["birthday"]', True),
+    ("who played cobb in inception", 'get_movie_person_cast("inception", None, eq(character, "cobb"))["name"]', True),
+    ("which actor starred in the 2012 best picture",
+     'get_movie_person_oscar(None, None, [eq(year, 2012), eq(category, "best picture")])["film"]', False),
+    ("who wrote the music for inception",
+     'get_movie_person_crew("inception", None, eq(job, "Original Music Composer"))["name"]', True),
+    ("what was the budget of the film that christopher nolan directed", 'get_movie("inception")["budget"]', False),
+])
+def test_a_film_role_the_program_never_selects_is_a_missing_hop(question, program, final):
+    from models.kg.apis import compile_program
+    from models.kg.checks.fit import role_check
+
+    calls = [s.head for s in compile_program(program, "movie").statements]
+    phrase = attribute_phrase(question, [], [])
+    path = " ".join(str(a) for c in calls for a in c.args) + " " + program
+    assert (role_check(phrase, "movie", path, [c.name for c in calls]).verdict == "passed") is final
+    assert role_check(phrase, "sports", path, []).verdict == "passed"  # a game is played: movies only
+
+
 def test_key_matching_reads_stems_then_meaning(cpu_embedder):
     matcher = KeyMatcher(cpu_embedder, 0.4)
     assert matcher.score("directed", "directors director") == 1.0

@@ -9,7 +9,7 @@ PASSED, REPAIRED, REFUSED, NOT_FINAL = "passed", "repaired", "refused", "not fin
 @dataclass(frozen=True)
 class Check:
     """Attributes:
-        name: date | slot | place | kind | key | same-title.
+        name: date | slot | place | kind | key | role | same-title.
         verdict: passed | repaired (the program was changed and runs) | refused (the program is no evidence) |
             not final (its facts are evidence for the answer step, its value is not the answer).
         why: what the check saw, in words (`local_evaluation.py --explain` prints it).

@@ -7,6 +7,8 @@
   (its words without the entity names, the dates and the question words) is matched to the key path (the key,
   the function's own words for it, the call's conditions) lexically, then by embedding cosine
   (`kg.key_match_threshold`, chosen by `scripts/sweep_key_match.py`);
+- role: a film role the question names ("who directed the movie that won ...") that nothing in the program
+  selects: the program answered a first hop only: no evidence;
 - place: a "City, State" question found the state itself: no evidence;
 - same-title: the program's rows are films of one title that the question's cues (a year, a person) did not tell
   apart, or that the program blended: no evidence, so the answer is "i don't know" unless another source knows.
@@ -164,6 +166,34 @@ class KeyMatcher:
             return Check("key", PASSED, f"{phrase!r} ~ {path!r} ({score:.2f})")
         return Check("key", NOT_FINAL, f"the value comes from {path!r}, the question asks {phrase!r} "
                                        f"({score:.2f} < {self.threshold:.2f})")
+
+
+# A film role the question asks about (trigger stems) and the program words that select it (cover stems):
+# "who directed the movie that won best picture" answered by the Oscar table's film misses its second hop.
+_MOVIE_ROLES = (
+    (("direct",), ("direct",)),
+    (("compos",), ("compos", "music", "score")),
+    (("wrote", "writ", "penned"), ("writ", "wrote", "author", "screenplay", "compos", "music", "lyric")),
+    (("produced", "producer"), ("produc",)),  # not "production budget"
+    (("starr", "acted", "actor", "actress", "portray", "played", "plays"), ("cast", "actor", "actress", "character",
+                                                                          "acted")),
+)
+
+
+def role_check(phrase: str, domain: str, path: str, functions: Sequence[str]) -> Check:
+    """A film role the question names ("directed", "composer", "starred") that no function, key or condition of
+    the program selects: the program answered a first hop only, so it is no evidence (its facts name the film, and
+    the small answer model reads them as the answer: "Parasite" for "who directed"). Movies only: elsewhere "play"
+    is a game, not a role."""
+    if domain != "movie":
+        return Check("role", PASSED)
+    asked = _WORD.findall(phrase.lower())
+    program = _WORD.findall(normalize_text(path + " " + " ".join(f.replace("_", " ") for f in functions)))
+    for triggers, covers in _MOVIE_ROLES:
+        named = next((w for w in asked if w.startswith(triggers)), None)
+        if named and not any(w.startswith(covers) for w in program):
+            return Check("role", REFUSED, f"the question asks about {named!r}; nothing in the program selects it")
+    return Check("role", PASSED)
 
 
 def lexical_match(phrase: str, path: str) -> bool:

@@ -6,7 +6,7 @@ from typing import Sequence
 from models.kg.checks.check import NOT_FINAL, REFUSED, Check
 from models.kg.checks.dates import normalise_dates, question_dates
 from models.kg.checks.fit import (KeyMatcher, attribute_phrase, difference_check, key_path, kind_check, place_check,
-                                  same_title_check)
+                                  role_check, same_title_check)
 from models.kg.checks.places import qualified_places
 from models.kg.checks.slots import ArgumentChecks
 from models.kg.language.ast import Call, Condition, Length, ListArg, Literal, Program
@@ -63,7 +63,9 @@ class ProgramChecks:
             aliases = last.table.aliases if last.table is not None else {}
             dates = [d.written for d in question_dates(query.text, query.time)]
             phrase = attribute_phrase(query.text, program_names(program), dates)
-            checks.append(self.keys.check(phrase, key_path(keys, aliases, head)))
+            path = key_path(keys, aliases, head)
+            checks.append(self.keys.check(phrase, path))
+            checks.append(role_check(phrase, program.domain or "", path, [c.name for c in calls]))
         return checks
 
 
