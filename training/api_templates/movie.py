@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Callable
 
 from training.api_templates.base import DomainTable, Filling, FixtureKG, Template, low
 
@@ -40,13 +41,20 @@ def titled(kg: FixtureKG) -> list[dict]:
     return [movie for movie in kg.movies if counts[low(movie["title"])] == 1]
 
 
-def _attribute(key: str) -> Template:
-    questions, unseen, value = _ATTRIBUTES[key]
-
+def per_movie(answer: Callable[[FixtureKG, dict], tuple]):
+    """A fill over the films a title alone names: `answer(kg, movie)` gives the expected items, () = not asked."""
     def fill(kg: FixtureKG):
         for movie in titled(kg):
-            if value(movie) not in (None, 0, ""):
-                yield Filling({"movie": low(movie["title"])}, (low(movie["title"]),), (value(movie),))
+            expected = tuple(answer(kg, movie))
+            if expected:
+                yield Filling({"movie": low(movie["title"])}, (low(movie["title"]),), expected)
+    fill.__name__ = answer.__name__
+    return fill
+
+
+def _attribute(key: str) -> Template:
+    questions, unseen, value = _ATTRIBUTES[key]
+    fill = per_movie(lambda kg, movie: (value(movie),) if value(movie) not in (None, 0, "") else ())
     return Template(f"movie_{key}", "movie", questions, 'get_movie("{movie}")["' + key + '"]', fill, unseen)
 
 
@@ -58,28 +66,27 @@ for _key in _ATTRIBUTES:
                 "what year did {movie} come out", "in which year was {movie} released", "{movie} release year",
                 "what year is the movie {movie} from", "when did {movie} come out, what year",
                 unseen=("which year saw the release of {movie}",))
-def _movie_year(kg: FixtureKG):
-    for movie in titled(kg):
-        yield Filling({"movie": low(movie["title"])}, (low(movie["title"]),), (int(movie["release_date"][:4]),))
+@per_movie
+def _movie_year(kg: FixtureKG, movie: dict):
+    return (int(movie["release_date"][:4]),)
 
 
 @MOVIE.template('get_movie("{movie}")["genres"]',
                 "what genres is {movie}", "what kind of movie is {movie}", "what's the genre of {movie}",
                 "{movie} genre", "what type of film is {movie}",
                 unseen=("how would you classify the movie {movie} by genre",))
-def _movie_genres(kg: FixtureKG):
-    for movie in titled(kg):
-        if movie["genres"]:
-            yield Filling({"movie": low(movie["title"])}, (low(movie["title"]),), tuple(movie["genres"]))
+@per_movie
+def _movie_genres(kg: FixtureKG, movie: dict):
+    return movie["genres"]
 
 
 @MOVIE.template('get_movie("{movie}")["title"]',
                 "what's the exact title of the movie {movie}", "how is the film {movie} spelled exactly",
                 "what's the full title of {movie}",
                 unseen=("give me the proper title of {movie}",))
-def _movie_title(kg: FixtureKG):
-    for movie in titled(kg):
-        yield Filling({"movie": low(movie["title"])}, (low(movie["title"]),), (movie["title"],))
+@per_movie
+def _movie_title(kg: FixtureKG, movie: dict):
+    return (movie["title"],)
 
 
 @MOVIE.template('get_person("{person}")["birthday"]',
@@ -155,21 +162,18 @@ def directors(movie: dict) -> list[str]:
                 "who directed {movie}", "who is the director of the movie {movie}", "{movie} director",
                 "who's the director of {movie}", "who was {movie} directed by",
                 unseen=("who was behind the camera for {movie}", "name the filmmaker who directed {movie}"))
-def _movie_director(kg: FixtureKG):
-    for movie in titled(kg):
-        if directors(movie):
-            yield Filling({"movie": low(movie["title"])}, (low(movie["title"]),), tuple(directors(movie)))
+@per_movie
+def _movie_director(kg: FixtureKG, movie: dict):
+    return directors(movie)
 
 
 @MOVIE.template('get_movie_person_crew("{movie}", None, eq(job, "Original Music Composer"))["name"]',
                 "who composed the music for {movie}", "who wrote the score of {movie}", "{movie} composer",
                 "who did the soundtrack for {movie}", "who's the composer of the {movie} score",
                 unseen=("whose music do you hear in {movie}",), heldout=True)
-def _movie_composer(kg: FixtureKG):
-    for movie in titled(kg):
-        composers = [name for name, job in movie["crew"] if job == "Original Music Composer"]
-        if composers:
-            yield Filling({"movie": low(movie["title"])}, (low(movie["title"]),), tuple(composers))
+@per_movie
+def _movie_composer(kg: FixtureKG, movie: dict):
+    return [name for name, job in movie["crew"] if job == "Original Music Composer"]
 
 
 @MOVIE.template('get_movie_person_crew("{movie}", "{person}")["job"]',
@@ -199,12 +203,11 @@ def _directed_movies(kg: FixtureKG):
                 "when was the director of {movie} born", "what is the birthday of the person who directed {movie}",
                 "the guy who directed {movie}, when was he born", "birthday of {movie}'s director",
                 unseen=("when's the birthday of whoever directed {movie}",), heldout=True)
-def _director_birthday(kg: FixtureKG):
-    for movie in titled(kg):
-        named = directors(movie)
-        if len(named) == 1 and kg.persons.get(named[0], {}).get("birthday"):
-            yield Filling({"movie": low(movie["title"])}, (low(movie["title"]),),
-                          (kg.persons[named[0]]["birthday"],))
+@per_movie
+def _director_birthday(kg: FixtureKG, movie: dict):
+    named = directors(movie)
+    born = kg.persons.get(named[0], {}).get("birthday") if len(named) == 1 else None
+    return (born,) if born else ()
 
 
 @MOVIE.template('get_movie_person_cast("{movie}", None, eq(character, "{character}"))["name"]',
@@ -237,21 +240,18 @@ def _actor_character(kg: FixtureKG):
                 "how many actors are in the cast of {movie}", "how big is the cast of {movie}",
                 "how many people were in the cast of {movie}", "{movie} cast size",
                 unseen=("how many actors appear in {movie}",), heldout=True)
-def _cast_size(kg: FixtureKG):
-    for movie in titled(kg):
-        if movie["cast"]:
-            yield Filling({"movie": low(movie["title"])}, (low(movie["title"]),), (len(movie["cast"]),))
+@per_movie
+def _cast_size(kg: FixtureKG, movie: dict):
+    return (len(movie["cast"]),) if movie["cast"] else ()
 
 
 @MOVIE.template('get_movie_person_cast("{movie}", None)["name"]',
                 "who's in the cast of {movie}", "who stars in {movie}", "list the actors in {movie}",
                 "{movie} cast", "which actors were in {movie}",
                 unseen=("who acted in the film {movie}",))
-def _cast_names(kg: FixtureKG):
-    for movie in titled(kg):
-        if movie["cast"]:
-            yield Filling({"movie": low(movie["title"])}, (low(movie["title"]),),
-                          tuple(dict.fromkeys(a for a, _, _ in movie["cast"])))
+@per_movie
+def _cast_names(kg: FixtureKG, movie: dict):
+    return dict.fromkeys(a for a, _, _ in movie["cast"])
 
 
 def _acted_in(kg: FixtureKG) -> dict[str, list[dict]]:
@@ -340,19 +340,16 @@ def _best_picture(kg: FixtureKG):
                 "which oscars did {movie} win", "what academy awards did {movie} win",
                 "{movie} oscar wins, which categories", "in which categories did {movie} win an oscar",
                 unseen=("for what did {movie} get an academy award",))
-def _movie_oscar_categories(kg: FixtureKG):
-    for movie in titled(kg):
-        won = tuple(row["category"] for row in kg.oscars if row["film"] == movie["title"] and row["winner"] == "True")
-        if won:
-            yield Filling({"movie": low(movie["title"])}, (low(movie["title"]),), won)
+@per_movie
+def _movie_oscar_categories(kg: FixtureKG, movie: dict):
+    return [row["category"] for row in kg.oscars if row["film"] == movie["title"] and row["winner"] == "True"]
 
 
 @MOVIE.template('get_movie_person_oscar("{movie}", None)["len"]',
                 "how many oscar nominations did {movie} get", "how many academy award nominations did {movie} receive",
                 "{movie} number of oscar nominations", "how many oscars was {movie} nominated for",
                 unseen=("how many times was the film {movie} up for an oscar",), heldout=True)
-def _movie_oscar_count(kg: FixtureKG):
-    for movie in titled(kg):
-        rows = [row for row in kg.oscars if row["film"] == movie["title"]]
-        if rows:
-            yield Filling({"movie": low(movie["title"])}, (low(movie["title"]),), (len(rows),))
+@per_movie
+def _movie_oscar_count(kg: FixtureKG, movie: dict):
+    rows = [row for row in kg.oscars if row["film"] == movie["title"]]
+    return (len(rows),) if rows else ()
