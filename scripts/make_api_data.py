@@ -4,12 +4,12 @@
     python scripts/make_api_data.py --out outputs/api_data --sft --icl-k 0   # + train.sft.jsonl (no ICL)
 
 Every template of `training/api_templates/` (one table per domain) is filled with every entity it fits, once
-per phrasing; each target program is compiled and executed against the bundled mock API (started in-process, as `local_evaluation.py --task 2`
-does) and kept only when it yields the answer read from the KG sources. A template whose examples fail is a
-bug in the template or in the KG pathway: the script names each failure and exits with status 1 unless
-`--allow-failures`. The in-context pool's entities (`kg.icl_pool` of the profile) are never held out, and
-train examples asking a pool question are left out. `--sft` also writes the chat records the trainer reads
-(`training/api_data.to_sft_records`: the pipeline's own request, with the program as the answer).
+per phrasing; each target program is compiled and executed against the bundled mock API (started in-process,
+as `local_evaluation.py --task 2` does) and kept only when it yields the answer read from the KG sources. A
+template whose examples fail is a bug in the template or in the KG pathway: the script names each failure and
+exits with status 1 unless `--allow-failures`. The in-context pool's entities (`kg.icl_pool` of the profile) are
+never held out, and train examples asking a pool question are left out. `--sft` also writes the chat records the
+trainer reads (`training/api_data.to_sft_records`: the pipeline's own request, with the program as the answer).
 The output is generated, not committed: the same seed gives the same files.
 """
 from __future__ import annotations

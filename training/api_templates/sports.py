@@ -175,55 +175,48 @@ for _key, (_value, _questions, _unseen, _held) in _SOCCER.items():
                     heldout=_held, name=f"soccer_{_key.lower()}")(_soccer_on_day(_value))
 
 
-@SPORTS.template('get_soccer_last_game("{team}")["opponent"]',
-                 "who did {team} play in their last game", "which team did {team} face most recently",
-                 "{team} last opponent", "who did {team} play last",
-                 unseen=("who were {team} up against in their latest match",), name="soccer_last_opponent")
-def _soccer_last_opponent(kg: FixtureKG):
-    for team in sorted({side[1] for side in _soccer_sides(kg)}):
-        for asked in (date(2024, 2, 20), date(2024, 3, 12)):
-            played = sorted((day, opponent) for day, t, opponent, *_ in _soccer_sides(kg)
-                            if t == team and day < asked.isoformat())
-            if played and (len(played) < 2 or played[-1][0] != played[-2][0]):
-                yield Filling({"team": low(team)}, (low(team),), (played[-1][1],), pt(asked))
+def _last_soccer_game(value):
+    """A fill asking each team's last played match before two query times; `value(side)` reads the answer from a
+    `_soccer_sides` tuple. A team with two matches on its last day is not asked."""
+    def fill(kg: FixtureKG):
+        for team in sorted({side[1] for side in _soccer_sides(kg)}):
+            for asked in (date(2024, 2, 20), date(2024, 3, 12)):
+                played = sorted((side[0], value(side)) for side in _soccer_sides(kg)
+                                if side[1] == team and side[0] < asked.isoformat())
+                if played and (len(played) < 2 or played[-1][0] != played[-2][0]):
+                    yield Filling({"team": low(team)}, (low(team),), (played[-1][1],), pt(asked))
+    return fill
 
 
-@SPORTS.template('get_soccer_last_game("{team}")["GF"]',
-                 "how many goals did {team} score in their last game", "{team} goals last match",
-                 "how many did {team} score last time out", "how many goals did {team} get in their most recent match",
-                 unseen=("in their latest match, how many goals did {team} score",), name="soccer_last_goals")
-def _soccer_last_goals(kg: FixtureKG):
-    for team in sorted({side[1] for side in _soccer_sides(kg)}):
-        for asked in (date(2024, 2, 20), date(2024, 3, 12)):
-            played = sorted((day, scored) for day, t, _, scored, *_ in _soccer_sides(kg)
-                            if t == team and day < asked.isoformat())
-            if played and (len(played) < 2 or played[-1][0] != played[-2][0]):
-                yield Filling({"team": low(team)}, (low(team),), (played[-1][1],), pt(asked))
+def _next_soccer_game(value):
+    """A fill asking each team's first fixture not yet played, after two query times; `value(day, opponent)`."""
+    def fill(kg: FixtureKG):
+        upcoming = [(row["date"], team, opponent) for row in kg.soccer if not row["home_goals"]
+                    for team, opponent in ((row["home"], row["away"]), (row["away"], row["home"]))]
+        for team in sorted({team for _, team, _ in upcoming}):
+            for asked in (date(2024, 3, 12), date(2024, 4, 5)):
+                ahead = sorted((day, opponent) for day, t, opponent in upcoming
+                               if t == team and day >= asked.isoformat())
+                if ahead:
+                    yield Filling({"team": low(team)}, (low(team),), (value(*ahead[0]),), pt(asked))
+    return fill
 
 
-@SPORTS.template('get_soccer_next_game("{team}")["opponent"]',
-                 "who will {team} play in their next game", "which team do {team} face next", "{team} next opponent",
-                 "who's {team}'s next match against", unseen=("who do {team} meet in their upcoming fixture",),
-                 name="soccer_next_opponent")
-def _soccer_next_opponent(kg: FixtureKG):
-    upcoming = [(row["date"], team, opponent) for row in kg.soccer if not row["home_goals"]
-                for team, opponent in ((row["home"], row["away"]), (row["away"], row["home"]))]
-    for team in sorted({team for _, team, _ in upcoming}):
-        for asked in (date(2024, 3, 12), date(2024, 4, 5)):
-            ahead = sorted((day, opponent) for day, t, opponent in upcoming if t == team and day >= asked.isoformat())
-            if ahead:
-                yield Filling({"team": low(team)}, (low(team),), (ahead[0][1],), pt(asked))
-
-
-@SPORTS.template('get_soccer_next_game("{team}")["date"]',
-                 "when is {team}'s next game", "when do {team} play next", "{team} next match date",
-                 "what date is {team}'s next fixture", unseen=("on what day is {team}'s upcoming match",),
-                 heldout=True, name="soccer_next_date")
-def _soccer_next_date(kg: FixtureKG):
-    upcoming = [(row["date"], team) for row in kg.soccer if not row["home_goals"]
-                for team in (row["home"], row["away"])]
-    for team in sorted({team for _, team in upcoming}):
-        for asked in (date(2024, 3, 12), date(2024, 4, 5)):
-            ahead = sorted(day for day, t in upcoming if t == team and day >= asked.isoformat())
-            if ahead:
-                yield Filling({"team": low(team)}, (low(team),), (ahead[0],), pt(asked))
+SPORTS.template('get_soccer_last_game("{team}")["opponent"]',
+                "who did {team} play in their last game", "which team did {team} face most recently",
+                "{team} last opponent", "who did {team} play last",
+                unseen=("who were {team} up against in their latest match",),
+                name="soccer_last_opponent")(_last_soccer_game(lambda side: side[2]))
+SPORTS.template('get_soccer_last_game("{team}")["GF"]',
+                "how many goals did {team} score in their last game", "{team} goals last match",
+                "how many did {team} score last time out", "how many goals did {team} get in their most recent match",
+                unseen=("in their latest match, how many goals did {team} score",),
+                name="soccer_last_goals")(_last_soccer_game(lambda side: side[3]))
+SPORTS.template('get_soccer_next_game("{team}")["opponent"]',
+                "who will {team} play in their next game", "which team do {team} face next", "{team} next opponent",
+                "who's {team}'s next match against", unseen=("who do {team} meet in their upcoming fixture",),
+                name="soccer_next_opponent")(_next_soccer_game(lambda day, opponent: opponent))
+SPORTS.template('get_soccer_next_game("{team}")["date"]',
+                "when is {team}'s next game", "when do {team} play next", "{team} next match date",
+                "what date is {team}'s next fixture", unseen=("on what day is {team}'s upcoming match",),
+                heldout=True, name="soccer_next_date")(_next_soccer_game(lambda day, opponent: day))
