@@ -53,6 +53,7 @@ from models.sources import Source, SourceParts, build_sources
 from models.types import Answer, Query
 from models.verify import SupportVerifier, Verifier
 from models.verify.attribute_policy import AttributePolicy
+from models.warmup import WarmUpReport, warm_up
 from models.web import WebRetriever, make_web_retriever
 
 log = logging.getLogger(__name__)
@@ -152,6 +153,12 @@ class Pipeline:
         return ReasoningAnswerer(short, reasoner or Reasoner(c.reasoning, g, self.prompts), c.reasoning.tasks,
                                  knowledge if c.reasoning.knowledge.enabled else None, c.reasoning.knowledge.tasks,
                                  calculator if c.calculator.enabled else None, c.calculator.tasks)
+
+    def warm_up(self) -> WarmUpReport:
+        """Uses every adapter and every source's grammar once (models/warmup.py): on vLLM their kernels and
+        grammars compile here, at start-up, not in the first graded batches."""
+        adapters = getattr(self.generator, "adapters", None)
+        return warm_up(self.generator, adapters.names if adapters is not None else (), self.sources)
 
     def task_for(self, queries: Sequence[Query]) -> int:
         """The configured task, or (task 0) the one the batch looks like: 50 pages = 3, a KG API = 2, else 1."""

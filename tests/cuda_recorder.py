@@ -14,6 +14,8 @@ from types import ModuleType, SimpleNamespace
 import pytest
 import torch
 
+from tests.vllm_stand_in import StandInEngine
+
 # Reads of torch's own flags, which never call into the driver.
 FLAG_READS = {"is_initialized", "_is_compiled", "_is_in_bad_fork", "is_built"}
 # What a probe returns on a 4-GPU machine, so code that branches on the answer goes on as it would there.
@@ -47,6 +49,7 @@ def cuda_events(monkeypatch):
         def __init__(self, model, **engine_args):
             log.append(("engine", model))
             self.engine_args = engine_args
+            self.llm_engine = StandInEngine()
 
         def get_tokenizer(self):
             return SimpleNamespace()

@@ -16,6 +16,7 @@ class LLMConfig:
     max_loras: int = 4  # vllm: adapters resident at once
     max_lora_rank: int = 8  # vllm
     enforce_eager: bool = False  # vllm
+    warm_up: bool = False  # UserModel() uses every adapter and grammar once (models/warmup.py), not a graded batch
     gpu: str = ""  # vllm: the GPU kind (models/latency.py GPUS, e.g. t4): calls whose predicted time exceeds the deadline are cut
     temperature: float = 0.0  # 0 = greedy
     top_p: float = 1.0

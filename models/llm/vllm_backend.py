@@ -3,7 +3,7 @@
 db3 wanted vLLM but reloaded whole models to switch adapters, and their released code ran HF `generate`
 one query at a time. Here the engine is built once with `enable_lora=True` and every request carries its
 own `LoRARequest(name, int_id, path)` (None = base model), so a batch that mixes the web-answer adapter,
-the API-generation adapter and the base model is still one `LLM.generate` call; vLLM schedules the mix.
+the API-generation adapter and the base model is still one batch in the engine; vLLM schedules the mix.
 
 Request building (what the tests check against a stand-in module with vLLM's call signatures):
 - prompts are rendered with the model's chat template (`chat.py`, shared with the HF backend), fitted to
@@ -15,10 +15,12 @@ Request building (what the tests check against a stand-in module with vLLM's cal
   current vLLM (`SamplingParams(structured_outputs=...)`), `GuidedDecodingParams` on the releases before
   0.12 (`SamplingParams(guided_decoding=...)`), whichever the installed vLLM has.
 
-Time: vLLM has no `max_time` and a started `LLM.generate` cannot be interrupted, so a call must not start
-unless it fits: with `llm.gpu` set (g4dn: t4), `models/latency.py` predicts the call's time from its prompt
-lengths and token caps (the model's config.json, tensor parallelism) and only the requests that fit in the
-deadline's remaining time run, in order; the rest return "" (the caller turns that into "i don't know").
+Time: vLLM has no `max_time` and a started `LLM.generate` runs to its end, so this backend drives the engine
+itself (`vllm_engine.py`: add, step, and at the deadline abort what is unfinished) and a stage returns at its
+deadline with the completions that finished; the rest are "" (the caller answers "i don't know"). Before that,
+with `llm.gpu` set (g4dn: t4), `models/latency.py` predicts the call's time from its prompt lengths and token
+caps (the model's config.json, tensor parallelism) and only the leading requests predicted to fit are added,
+so the GPU is not spent on requests that would be aborted anyway.
 
 Start-up order: vLLM starts its tensor-parallel workers as new processes, by fork unless
 `VLLM_WORKER_MULTIPROC_METHOD=spawn` (the Dockerfile sets it), and a forked worker of a parent that has
@@ -37,7 +39,7 @@ from types import SimpleNamespace
 from typing import Callable, Sequence
 
 from models.deadline import Deadline
-from models.isolation import ItemResults, per_item
+from models.isolation import ItemResults
 from models.llm.adapters import AdapterRegistry
 from models.llm.chat import ChatBackend, ChatFormatter
 from models.llm.checkpoint import resolve_checkpoint
@@ -45,6 +47,7 @@ from models.llm.config import LLMConfig
 from models.llm.errors import BackendUnavailableError
 from models.llm.generator import GenerationRequest
 from models.llm.gpus import visible_gpu_count
+from models.llm.vllm_engine import EngineDriver
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +66,7 @@ def import_vllm() -> SimpleNamespace:
                                       f"{_INSTALL_HINT}") from exc
     return SimpleNamespace(
         LLM=vllm.LLM, SamplingParams=vllm.SamplingParams, LoRARequest=LoRARequest,
+        FINAL_ONLY=getattr(getattr(sampling_params, "RequestOutputKind", None), "FINAL_ONLY", None),
         StructuredOutputsParams=getattr(sampling_params, "StructuredOutputsParams", None),
         GuidedDecodingParams=getattr(sampling_params, "GuidedDecodingParams", None))
 
@@ -121,12 +125,14 @@ class VLLMGenerator(ChatBackend):
             gpu_memory_utilization=config.gpu_memory_utilization, max_model_len=config.max_model_len,
             enforce_eager=config.enforce_eager, seed=config.seed, **lora)
         self.chat = ChatFormatter(self.llm.get_tokenizer(), config.max_model_len)
+        self.driver = EngineDriver(self.llm.llm_engine)
         self._lora_requests = {a.name: self.vllm.LoRARequest(a.name, a.int_id, str(a.path)) for a in self.adapters}
         self._warned_unconstrained = False
 
     # ------------------------------------------------------------------ Generator protocol
     def generate(self, requests: Sequence[GenerationRequest], *, deadline: Deadline | None = None) -> list[str]:
-        """One completion per request, in order, from a single `LLM.generate` call.
+        """One completion per request, in order: the requests that fit are added to the engine together and
+        stepped until they finish or the deadline, when the unfinished ones are aborted ("" with the reason).
 
         Raises:
             UnknownAdapterError: a request names an adapter the profile does not configure.
@@ -142,20 +148,12 @@ class VLLMGenerator(ChatBackend):
         runnable, prompts = self._fitting(runnable, prompts, requests, deadline)
         if not runnable:
             return outputs
-        prompt_of = dict(zip(runnable, prompts))
-
-        def run(indices):
-            chosen = [requests[i] for i in indices]
-            return self.llm.generate(
-                [prompt_of[i] for i in indices], sampling_params=[self.sampling_params(r) for r in chosen],
-                lora_request=[self.lora_request(r.adapter) for r in chosen], use_tqdm=False)
-
-        # a request vLLM rejects (a grammar it cannot compile, a bad adapter file) costs only itself; the
-        # one-by-one retries stop at the deadline (the requests left answer "", with the reason)
-        results = per_item(run, runnable, lambda _: None, "vLLM generation", deadline=deadline)
-        for i, result in zip(runnable, results):
-            outputs[i] = result.outputs[0].text if result is not None and result.outputs else ""
-        return ItemResults(outputs, {runnable[k]: reason for k, reason in results.reasons.items()})
+        chosen = [requests[i] for i in runnable]
+        run = self.driver.run(prompts, [self.sampling_params(r) for r in chosen],
+                              [self.lora_request(r.adapter) for r in chosen], deadline)
+        for k, i in enumerate(runnable):
+            outputs[i] = run.texts[k]
+        return ItemResults(outputs, {runnable[k]: reason for k, reason in run.reasons.items()})
 
     def _fitting(self, runnable: list[int], prompts: list[dict], requests, deadline: Deadline | None):
         """The leading requests whose call is predicted to finish before the deadline (all without a model)."""
@@ -182,6 +180,9 @@ class VLLMGenerator(ChatBackend):
         """`SamplingParams` for one request: limits, stop strings, decoding mode and any constraint."""
         config = self.config
         kwargs = dict(max_tokens=max(1, request.max_new_tokens), stop=list(request.stop) or None)
+        final_only = getattr(self.vllm, "FINAL_ONLY", None)
+        if final_only is not None:  # one output per request, when it has finished (as `generate` asks for)
+            kwargs.update(output_kind=final_only)
         if config.temperature > 0:
             kwargs.update(temperature=config.temperature, top_p=config.top_p, seed=config.seed)
         else:

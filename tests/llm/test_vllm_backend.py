@@ -1,7 +1,6 @@
-"""vLLM request building against a stand-in module with vLLM's call signatures (real vllm is never imported)."""
+"""vLLM request building and engine driving against a stand-in with vLLM's call signatures (tests/vllm_stand_in.py;
+real vllm is never imported)."""
 import importlib.util
-from types import SimpleNamespace
-
 import pytest
 
 from models.deadline import Deadline
@@ -10,41 +9,9 @@ from models.llm.constraints import DecodingConstraint
 from models.llm.errors import BackendUnavailableError, UnknownAdapterError
 from models.llm.generator import GenerationRequest, make_generator
 from models.llm.vllm_backend import VLLMGenerator, import_vllm
+from tests.vllm_stand_in import StandInLLM, stand_in_vllm
 
 USER = ({"role": "user", "content": "What is the capital of Australia?"},)
-
-
-class FakeLLM:
-    """`vllm.LLM(model, **engine_args)` with `get_tokenizer()` and `generate(prompts, sampling_params, *,
-    use_tqdm, lora_request)`; records what it was given and echoes one output per prompt."""
-
-    tokenizer = None
-
-    def __init__(self, model, **engine_args):
-        self.model, self.engine_args, self.calls = model, engine_args, []
-
-    def get_tokenizer(self):
-        return self.tokenizer
-
-    def generate(self, prompts, sampling_params=None, *, use_tqdm=True, lora_request=None):
-        assert len(prompts) == len(sampling_params) == len(lora_request)
-        self.calls.append(SimpleNamespace(prompts=prompts, params=sampling_params, loras=lora_request))
-        return [SimpleNamespace(outputs=[SimpleNamespace(text=f"answer {i}")]) for i in range(len(prompts))]
-
-
-class Recorded:
-    """Stands in for SamplingParams / StructuredOutputsParams / GuidedDecodingParams: keeps its kwargs."""
-
-    def __init__(self, **kwargs):
-        self.kwargs = kwargs
-
-
-def _fake_vllm(structured=True, guided=False):
-    return SimpleNamespace(
-        LLM=FakeLLM, SamplingParams=Recorded,
-        LoRARequest=lambda name, int_id, path: SimpleNamespace(lora_name=name, lora_int_id=int_id, lora_path=path),
-        StructuredOutputsParams=type("StructuredOutputsParams", (Recorded,), {}) if structured else None,
-        GuidedDecodingParams=type("GuidedDecodingParams", (Recorded,), {}) if guided else None)
 
 
 @pytest.fixture()
@@ -57,11 +24,11 @@ def adapters(tmp_path):
 
 @pytest.fixture()
 def build(model_folder, tokenizer, tmp_path, monkeypatch):
-    monkeypatch.setattr(FakeLLM, "tokenizer", tokenizer)
+    monkeypatch.setattr(StandInLLM, "tokenizer", tokenizer)
 
     def build(vllm=None, **config):
         config = LLMConfig(backend="vllm", path=str(model_folder), dtype="half", device="cuda", **config)
-        return VLLMGenerator(config, str(tmp_path), vllm=vllm or _fake_vllm(), gpu_count=lambda: 4)
+        return VLLMGenerator(config, str(tmp_path), vllm=vllm or stand_in_vllm(), gpu_count=lambda: 4)
 
     return build
 
@@ -99,9 +66,10 @@ def test_prompts_are_chat_template_token_ids_without_a_second_bos(build, tokeniz
 
 def test_sampling_params_greedy_and_sampled(build):
     greedy = build().sampling_params(GenerationRequest(USER, max_new_tokens=75, stop=("\n",)))
-    assert greedy.kwargs == dict(max_tokens=75, stop=["\n"], temperature=0.0)
+    assert greedy.kwargs == dict(max_tokens=75, stop=["\n"], output_kind="FINAL_ONLY", temperature=0.0)
     sampled = build(temperature=0.7, top_p=0.9, seed=3).sampling_params(GenerationRequest(USER))
-    assert sampled.kwargs == dict(max_tokens=64, stop=None, temperature=0.7, top_p=0.9, seed=3)
+    assert sampled.kwargs == dict(max_tokens=64, stop=None, output_kind="FINAL_ONLY", temperature=0.7, top_p=0.9,
+                                  seed=3)
 
 
 def test_constraints_become_structured_outputs(build):
@@ -113,12 +81,12 @@ def test_constraints_become_structured_outputs(build):
     assert params.kwargs["structured_outputs"].kwargs == {"regex": r"\d+"}
     assert current.sampling_params(GenerationRequest(USER, constraint=grammar)).kwargs[
         "structured_outputs"].kwargs == {"grammar": "start: DIGITS"}
-    older = build(vllm=_fake_vllm(structured=False, guided=True))
+    older = build(vllm=stand_in_vllm(structured=False, guided=True))
     assert older.sampling_params(GenerationRequest(USER, constraint=regex)).kwargs["guided_decoding"].kwargs == {
         "regex": r"\d+"}
-    neither = build(vllm=_fake_vllm(structured=False, guided=False))
+    neither = build(vllm=stand_in_vllm(structured=False, guided=False))
     assert set(neither.sampling_params(GenerationRequest(USER, constraint=regex)).kwargs) == {
-        "max_tokens", "stop", "temperature"}
+        "max_tokens", "stop", "output_kind", "temperature"}
     prefix_only = DecodingConstraint(is_valid_prefix=str.isdigit)
     assert "structured_outputs" not in current.sampling_params(GenerationRequest(USER, constraint=prefix_only)).kwargs
 
@@ -142,10 +110,10 @@ def test_prompt_that_cannot_fit_answers_empty_and_the_rest_still_run(build):
 def test_no_cuda_or_no_vllm_is_a_clear_error(model_folder, tmp_path):
     config = LLMConfig(backend="vllm", path=str(model_folder), device="cuda")
     with pytest.raises(BackendUnavailableError, match="needs a CUDA GPU.*CRAG_PROFILE=cpu"):
-        VLLMGenerator(config, str(tmp_path), vllm=_fake_vllm(), gpu_count=lambda: 0)
+        VLLMGenerator(config, str(tmp_path), vllm=stand_in_vllm(), gpu_count=lambda: 0)
     four = LLMConfig(backend="vllm", path=str(model_folder), device="cuda", tensor_parallel_size=4)
     with pytest.raises(BackendUnavailableError, match="tensor_parallel_size is 4 but only 2 GPU"):
-        VLLMGenerator(four, str(tmp_path), vllm=_fake_vllm(), gpu_count=lambda: 2)
+        VLLMGenerator(four, str(tmp_path), vllm=stand_in_vllm(), gpu_count=lambda: 2)
     if importlib.util.find_spec("vllm") is None:
         with pytest.raises(BackendUnavailableError, match="vllm cannot be imported.*CRAG_PROFILE=cpu"):
             import_vllm()
@@ -186,25 +154,63 @@ def test_requests_whose_predicted_time_overruns_the_deadline_do_not_start(build,
     assert build().latency is None  # no llm.gpu: no prediction, no cut
 
 
-def test_one_by_one_retries_after_a_rejected_batch_stop_at_the_deadline(build, monkeypatch):
-    """vLLM rejects the batch (one request's grammar); the retries run alone, each costing 1 s of a fake
-    clock, until the deadline: the requests left are "" with their reason, at their own request indices."""
+def test_a_stage_returns_at_its_deadline_with_the_finished_results_kept(build, adapters, monkeypatch):
+    """Each engine step takes 1 s of a fake clock and request k needs 3 (k + 1) tokens. With 7.5 s the driver
+    steps 7 times (an eighth would end past the deadline), keeps the two that finished and aborts the others,
+    which answer "" with the reason; the adapters and the grammar went to the engine with each request."""
     clock = _Clock()
-    generator = build(max_model_len=128)
-    real_generate = generator.llm.generate
+    monkeypatch.setattr(StandInLLM, "engine_options", dict(step_s=1.0, clock=clock,
+                                                           tokens=lambda added: 3 * (added.position + 1)))
+    generator = build(adapters=adapters)
+    generator.driver.clock = clock
+    grammar = DecodingConstraint(is_valid_prefix=str.isdigit, grammar="start: DIGITS")
+    requests = [GenerationRequest(USER, adapter="web_answer"), GenerationRequest(USER, constraint=grammar),
+                GenerationRequest(USER, adapter="api_generation"), GenerationRequest(USER)]
+    outputs = generator.generate(requests, deadline=Deadline(7.5, clock=clock))
+    engine = generator.llm.llm_engine
+    assert outputs == ["answer 0", "answer 1", "", ""]
+    assert sorted(outputs.reasons) == [2, 3]
+    assert all("aborted at the stage deadline after 7 engine steps" in r for r in outputs.reasons.values())
+    assert clock.now == 7.0 and engine.steps == 7 and len(engine.aborted) == 2 and not engine.running
+    [batch] = engine.batches
+    assert [a.lora and a.lora.lora_name for a in batch] == ["web_answer", None, "api_generation", None]
+    assert batch[1].params.kwargs["structured_outputs"].kwargs == {"grammar": "start: DIGITS"}
+    assert outputs_of(generator, [GenerationRequest(USER)]) == ["answer 0"]  # nothing was left in the engine
 
-    def rejects_batches(prompts, sampling_params=None, **kwargs):
-        if len(prompts) > 1:
-            raise ValueError("grammar cannot be compiled")
-        clock.now += 1.0
-        return real_generate(prompts, sampling_params, **kwargs)
 
-    monkeypatch.setattr(generator.llm, "generate", rejects_batches)
-    hopeless = ({"role": "user", "content": "<DOC>x</DOC> " + "why " * 300},)  # never runnable: index 0 is ""
-    requests = [GenerationRequest(hopeless)] + [GenerationRequest(USER) for _ in range(4)]
-    outputs = generator.generate(requests, deadline=Deadline(2.5, clock=clock))
-    assert outputs == ["", "answer 0", "answer 0", "answer 0", ""]
-    assert list(outputs.reasons) == [4] and "grammar cannot be compiled" in outputs.reasons[4]
+def outputs_of(generator, requests):
+    return list(generator.generate(requests))
+
+
+def test_without_a_deadline_every_request_runs_to_its_end(build, monkeypatch):
+    clock = _Clock()
+    monkeypatch.setattr(StandInLLM, "engine_options", dict(step_s=1.0, clock=clock, tokens=lambda added: 50))
+    assert outputs_of(build(), [GenerationRequest(USER, max_new_tokens=40)] * 2) == ["answer 0", "answer 1"]
+    assert clock.now == 40.0  # capped by max_tokens, as vLLM caps it
+
+
+def test_a_request_the_engine_rejects_costs_only_itself(build):
+    """vLLM validates each request as it is added (a grammar it cannot take): that one is "" with the reason."""
+    generator = build()
+    generator.llm.llm_engine.reject = lambda added: "structured_outputs" in added.params.kwargs
+    grammar = DecodingConstraint(is_valid_prefix=str.isdigit, grammar="start: DIGITS")
+    outputs = generator.generate([GenerationRequest(USER), GenerationRequest(USER, constraint=grammar),
+                                  GenerationRequest(USER)])
+    assert list(outputs) == ["answer 0", "", "answer 2"]
+    assert list(outputs.reasons) == [1] and "grammar cannot be compiled" in outputs.reasons[1]
+
+
+def test_a_failing_step_leaves_nothing_running(build, monkeypatch):
+    generator = build()
+    engine = generator.llm.llm_engine
+
+    def dead():
+        raise RuntimeError("EngineDeadError")
+
+    monkeypatch.setattr(engine, "step", dead)
+    with pytest.raises(RuntimeError, match="EngineDeadError"):
+        generator.generate([GenerationRequest(USER)] * 2)
+    assert not engine.running and len(engine.aborted) == 2
 
 
 def test_an_unknown_gpu_kind_fails_at_start_up(build):
