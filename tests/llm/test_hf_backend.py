@@ -216,3 +216,18 @@ def test_a_row_whose_prefill_cannot_end_in_time_is_not_started(hf_generator, mon
     monkeypatch.setattr(hf_generator.model, "generate", pytest.fail)
     monkeypatch.setattr(hf_generator, "prefill_tokens_per_s", 10.0)  # as slow as 2 overloaded cores get
     assert hf_generator.generate([_request(AUSTRALIA)], deadline=Deadline(0.5)) == [""]
+
+
+def test_device_map_lets_accelerate_place_the_model(hf_generator, model_folder, adapter_dirs, monkeypatch):
+    """`llm.device_map: auto` (a model one GPU cannot hold, spread over the GPUs): the model is loaded with the
+    device map and not moved afterwards; here accelerate has only the CPU, so the outputs are the default load's."""
+    import models.llm.hf_backend as backend
+
+    loads = []
+    real = backend.AutoModelForCausalLM.from_pretrained
+    monkeypatch.setattr(backend.AutoModelForCausalLM, "from_pretrained",
+                        lambda *args, **kwargs: loads.append(kwargs) or real(*args, **kwargs))
+    placed = HFGenerator(LLMConfig(path=str(model_folder), device_map="auto", adapters=adapter_dirs), "models")
+    assert loads[0]["device_map"] == "auto"
+    requests = [_request(AUSTRALIA), _request(AUSTRALIA, adapter="zebra")]
+    assert placed.generate(requests) == hf_generator.generate(requests)

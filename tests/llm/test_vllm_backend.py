@@ -216,3 +216,9 @@ def test_a_failing_step_leaves_nothing_running(build, monkeypatch):
 def test_an_unknown_gpu_kind_fails_at_start_up(build):
     with pytest.raises(ValueError, match="llm.gpu"):
         build(gpu="v100")
+
+
+def test_close_shuts_the_engine_core_down(build):
+    generator = build()
+    generator.close()
+    assert generator.llm.llm_engine.engine_core.shutdowns == 1
