@@ -2,14 +2,24 @@
 # Follows the CRAG starter kit: CUDA base, apt.txt, en_US.UTF-8, non-root user `aicrowd` (uid 1001),
 # Miniconda Python, `pip install -r requirements.txt`, the repo copied into /home/aicrowd.
 #
-# CUDA 13, because the wheels are: vllm 0.32.0 pins torch==2.13.0, whose PyPI wheel requires
+# CUDA 13 by default, because the wheels are: vllm 0.32.0 pins torch==2.13.0, whose PyPI wheel requires
 # cuda-toolkit==13.0.3 (and nvidia-cudnn-cu13, nvidia-nccl-cu13), and vllm's own extension links
-# libcudart.so.13. Those wheels bring the CUDA user-space libraries themselves, so the base image only
-# needs the driver hook: `-base` (its NVIDIA_REQUIRE_CUDA=cuda>=13.0 makes the NVIDIA container runtime
-# refuse a host driver older than 580 with a clear message instead of a late CUDA error).
-# `python scripts/preflight.py` checks this line against the wheels' metadata, and the start-up lines below
-# (README "g4dn start-up").
-FROM nvidia/cuda:13.0.2-base-ubuntu22.04
+# libcudart.so.13. Those wheels bring the CUDA user-space libraries (libcudart, cuBLAS, ...) themselves; the
+# driver API (libcuda.so) is the host's, mounted by the NVIDIA container runtime. The `-base` image adds
+# cuda-compat-13-0 (/usr/local/cuda/compat, the 580-branch libcuda) and NVIDIA_REQUIRE_CUDA="cuda>=13.0
+# brand=unknown,driver>=535,driver<536 ..." (branches 535, 550, 565, 570, 575; brands tesla, nvidia, grid and
+# others, not GeForce/Titan). The runtime admits a host whose driver reports CUDA >= 13.0 OR matches one brand
+# clause (space = or, comma = and), so it does not refuse a 535 driver on a T4, and mounts the compat libcuda in
+# place of the older host one (forward compatibility: NVIDIA data center GPUs only). Whether vllm 0.32 runs that
+# way on a T4 is untested. The CUDA 12 fallback (requirements-cu12.txt: vllm 0.19.1, torch 2.10.0 cu128, host
+# driver >= 525.60.13) builds with
+#   docker build --build-arg CUDA_BASE=nvidia/cuda:12.8.1-base-ubuntu22.04 \
+#       --build-arg REQUIREMENTS=requirements-cu12.txt -t crag-submission-cu12 .
+# (the grader builds the defaults: change both ARG defaults to submit it). Sources: README "Submitting".
+# `python scripts/preflight.py` resolves both requirement files and checks each torch wheel's CUDA against its
+# base image, and the start-up lines below (README "g4dn start-up").
+ARG CUDA_BASE=nvidia/cuda:13.0.2-base-ubuntu22.04
+FROM ${CUDA_BASE}
 
 ENV DEBIAN_FRONTEND=noninteractive \
     LANG=en_US.UTF-8 LANGUAGE=en_US:en LC_ALL=en_US.UTF-8 \
@@ -53,8 +63,10 @@ RUN printf '#include <Python.h>\n#include <stdlib.h>\nint probe(void) { return P
         /tmp/triton_probe.c -o /tmp/triton_probe.so \
     && rm /tmp/triton_probe.c /tmp/triton_probe.so
 
-COPY --chown=1001:1001 requirements.txt ${HOME_DIR}/requirements.txt
-RUN pip install --no-cache-dir -r requirements.txt
+# requirements.txt (CUDA 13), or requirements-cu12.txt with the CUDA 12 base (see the top of this file).
+ARG REQUIREMENTS=requirements.txt
+COPY --chown=1001:1001 ${REQUIREMENTS} ${HOME_DIR}/${REQUIREMENTS}
+RUN pip install --no-cache-dir -r "${REQUIREMENTS}"
 
 COPY --chown=1001:1001 . ${HOME_DIR}
 CMD ["python", "local_evaluation.py"]

