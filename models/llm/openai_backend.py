@@ -1,0 +1,254 @@
+"""The LLM behind an OpenAI-compatible server (`llm.backend: openai`): vLLM serve, llama.cpp's server, others.
+
+Entrants run the full CRAG data against a served model (the 8B behind `vllm serve` on GPUs, or a GGUF behind
+llama.cpp on a laptop) instead of loading it in process. This backend is the third `Generator`:
+- Adapters are model names, as `vllm serve --enable-lora --lora-modules name=path` serves them:
+  `llm.server.adapter_models` maps each LoRA adapter the pipeline names to its served model; `server.model` is
+  the base model. At start-up `/v1/models` must list all of them; a missing one is named in the error.
+- Prompts: the model's own tokenizer (`llm.path`, as the in-process backends load it) counts and fits them. With
+  `server.endpoint: completions` the prompt is rendered here with the model's chat template and sent to
+  `/v1/completions`, so the server sees exactly the tokens the in-process backends see; with `chat` the fitted
+  messages go to `/v1/chat/completions` and the server applies its own template.
+- Grammars go over HTTP in the server's dialect (`server.dialect`), as one GBNF text (`models/llm/gbnf.py`): vLLM
+  0.32 reads `structured_outputs: {"grammar": G}` (it accepts the older `guided_grammar` with HTTP 200 and
+  ignores it); llama.cpp reads a top-level `grammar` (and ignores `structured_outputs`). A server that ignores the
+  grammar anyway is not trusted: the callers parse and check what comes back.
+- Time and faults: at most `server.concurrency` requests in flight; each call's timeout is the smaller of
+  `server.timeout_s` and the stage deadline's time left; connection errors, 429 and 5xx are retried with
+  backoff while the deadline leaves time; any other failure (404 unknown model, 400, a malformed reply) is that
+  request's "" with the reason (`ItemResults.reasons`, copied into the trace), and the caller answers
+  "i don't know". The call returns at the stage deadline whatever the server does: requests still in flight
+  then are abandoned (their threads end at their own timeout) and answer "".
+"""
+from __future__ import annotations
+
+import logging
+import os
+import time
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from typing import Iterable, Sequence
+
+import requests
+
+from models.deadline import Deadline
+from models.isolation import ItemResults
+from models.llm.chat import ChatBackend, ChatFormatter
+from models.llm.checkpoint import resolve_checkpoint
+from models.llm.config import LLMConfig
+from models.llm.errors import BackendUnavailableError, UnknownAdapterError
+from models.llm.generator import GenerationRequest
+
+log = logging.getLogger(__name__)
+
+URL_ENV = "CRAG_LLM_URL"
+DIALECTS = ("vllm", "llamacpp")
+ENDPOINTS = ("completions", "chat")
+_RETRYABLE = (requests.ConnectionError, requests.Timeout)
+
+
+class ServedAdapters:
+    """The adapters the pipeline may name, each a served model name (the `AdapterRegistry` interface)."""
+
+    def __init__(self, adapter_models: dict[str, str]):
+        self.models = dict(adapter_models)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self.models)
+
+    def __len__(self) -> int:
+        return len(self.models)
+
+    def served_name(self, adapter: str) -> str:
+        try:
+            return self.models[adapter]
+        except KeyError:
+            raise UnknownAdapterError(f"LoRA adapter {adapter!r} is not configured; the profile's "
+                                      f"llm.server.adapter_models has {sorted(self.models) or 'none'}") from None
+
+    def require(self, names: Iterable[str | None]) -> None:
+        for name in names:
+            if name is not None:
+                self.served_name(name)
+
+
+class CallFailed(Exception):
+    """One request's call failed for good (the message is its trace reason)."""
+
+
+class OpenAIGenerator(ChatBackend):
+    """`Generator` over an OpenAI-compatible HTTP server."""
+
+    def __init__(self, config: LLMConfig, models_dir: str, *, session: requests.Session | None = None):
+        """Loads the tokenizer and checks that the server serves the base model and every mapped adapter.
+
+        Raises:
+            ValueError: an unknown dialect or endpoint, or no served base model name.
+            BackendUnavailableError: the server cannot be reached, or does not list a configured model.
+        """
+        server = config.server
+        if server.dialect not in DIALECTS:
+            raise ValueError(f"llm.server.dialect {server.dialect!r} is not one of {list(DIALECTS)}")
+        if server.endpoint not in ENDPOINTS:
+            raise ValueError(f"llm.server.endpoint {server.endpoint!r} is not one of {list(ENDPOINTS)}")
+        if not server.model:
+            raise ValueError("llm.server.model is empty: name the base model as the server serves it")
+        from transformers import AutoTokenizer
+
+        self.config, self.server = config, server
+        self.base_url = (os.environ.get(URL_ENV) or server.base_url).rstrip("/")
+        self.adapters = ServedAdapters(server.adapter_models)
+        self.chat = ChatFormatter(AutoTokenizer.from_pretrained(
+            resolve_checkpoint(config.path, models_dir, config.cache_dir)), config.max_model_len)
+        self.session = session or requests.Session()
+        key = os.environ.get(server.api_key_env, "") if server.api_key_env else ""
+        self.headers = {"Content-Type": "application/json"} | ({"Authorization": f"Bearer {key}"} if key else {})
+        self._check_models()
+
+    def _check_models(self) -> None:
+        served = self._served_models()
+        wanted = {"llm.server.model": self.server.model,
+                  **{f"adapter {name!r}": model for name, model in self.adapters.models.items()}}
+        missing = {what: model for what, model in wanted.items() if model not in served}
+        if missing:
+            raise BackendUnavailableError(
+                f"the LLM server at {self.base_url} does not serve {missing}; it serves {sorted(map(str, served))} "
+                "(vllm serve: --served-model-name for the base, --lora-modules name=path for each adapter)")
+
+    def _served_models(self) -> set[str]:
+        """The ids (and llama.cpp's aliases) `/v1/models` lists, waiting up to `startup_wait_s` for a server that
+        refuses connections or answers 503 while its model loads."""
+        until = time.monotonic() + self.server.startup_wait_s
+        while True:
+            try:
+                response = self.session.get(f"{self.base_url}/models", headers=self.headers,
+                                            timeout=self.server.timeout_s)
+                if response.status_code != 503:
+                    response.raise_for_status()
+                    models = response.json().get("data", [])
+                    return {m.get("id") for m in models} | {a for m in models for a in (m.get("aliases") or ())}
+                problem: Exception = RuntimeError(f"HTTP 503: {response.text[:200]}")
+            except _RETRYABLE as exc:
+                problem = exc
+            except (requests.RequestException, ValueError, AttributeError, TypeError) as exc:
+                raise BackendUnavailableError(f"the LLM server at {self.base_url} cannot list its models ({exc})"
+                                              ) from exc
+            if time.monotonic() >= until:
+                raise BackendUnavailableError(
+                    f"the LLM server at {self.base_url} cannot list its models ({problem}); start it (python "
+                    f"scripts/serve_llamacpp.py, or vllm serve), or set ${URL_ENV} / llm.server.base_url")
+            time.sleep(0.5)
+
+    # ------------------------------------------------------------------ Generator protocol
+    def generate(self, requests_: Sequence[GenerationRequest], *, deadline: Deadline | None = None) -> list[str]:
+        """One completion per request, in order; "" with the reason for a request that failed or ran out of time.
+
+        Raises:
+            UnknownAdapterError: a request names an adapter the profile does not map.
+        """
+        self.adapters.require(r.adapter for r in requests_)
+        deadline = deadline or Deadline(None)
+        outputs, reasons = [""] * len(requests_), {}
+        bodies = {}
+        for i, request in enumerate(requests_):
+            body = self._body(request)
+            if body is None:
+                reasons[i] = f"the prompt does not fit max_model_len={self.config.max_model_len}"
+            else:
+                bodies[i] = body
+        if not bodies:
+            return ItemResults(outputs, reasons)
+        pool = ThreadPoolExecutor(max_workers=max(1, min(self.server.concurrency, len(bodies))))
+        try:
+            futures = {pool.submit(self._call, body, deadline): i for i, body in bodies.items()}
+            pending = set(futures)
+            while pending and deadline.remaining() > 0:
+                timeout = None if deadline.remaining() == float("inf") else deadline.remaining()
+                done, pending = wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
+                for future in done:
+                    i = futures[future]
+                    try:
+                        outputs[i] = future.result()
+                    except CallFailed as exc:
+                        reasons[i] = str(exc)
+            for future in pending:
+                reasons[futures[future]] = "no reply before the stage deadline"
+            if pending:
+                log.warning("deadline: %d of %d server requests still in flight are answered ''", len(pending),
+                            len(requests_))
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)  # a call still in flight ends at its own timeout
+        return ItemResults(outputs, reasons)
+
+    # ------------------------------------------------------------------ one request
+    def _body(self, request: GenerationRequest) -> dict | None:
+        """The JSON body of one request; None when its prompt cannot fit the window."""
+        model = self.server.model if request.adapter is None else self.adapters.served_name(request.adapter)
+        body = {"model": model, "max_tokens": max(1, request.max_new_tokens)}
+        if self.server.endpoint == "completions":
+            prompt = self.chat.fit(request.messages, request.max_new_tokens)
+            if prompt is None:
+                return None
+            body["prompt"] = prompt
+        else:
+            messages = self.chat.fit_messages(request.messages, request.max_new_tokens)
+            if messages is None:
+                return None
+            body["messages"] = messages
+        if request.stop:
+            body["stop"] = list(request.stop)
+        if self.config.temperature > 0:
+            body.update(temperature=self.config.temperature, top_p=self.config.top_p, seed=self.config.seed)
+        else:
+            body.update(temperature=0.0)
+        body.update(self._grammar(request.constraint))
+        return body
+
+    def _grammar(self, constraint) -> dict:
+        if constraint is None:
+            return {}
+        from models.llm.gbnf import constraint_gbnf
+
+        grammar = constraint_gbnf(constraint)
+        if grammar is None:
+            return {}
+        if self.server.dialect == "vllm":
+            return {"structured_outputs": {"grammar": grammar}}
+        return {"grammar": grammar}
+
+    def _call(self, body: dict, deadline: Deadline) -> str:
+        """The completion text of one body; raises CallFailed with the reason."""
+        url = f"{self.base_url}/{'completions' if self.server.endpoint == 'completions' else 'chat/completions'}"
+        pause = self.server.backoff_s
+        error = "not sent: the stage deadline had passed"
+        for attempt in range(self.server.retries + 1):
+            left = deadline.remaining()
+            if left <= 0:
+                break
+            try:
+                response = self.session.post(url, json=body, headers=self.headers,
+                                             timeout=min(self.server.timeout_s, left))
+            except _RETRYABLE as exc:
+                error = f"{type(exc).__name__}: {exc}"
+            else:
+                if response.status_code == 429 or response.status_code >= 500:
+                    error = f"HTTP {response.status_code}: {response.text[:200]}"
+                elif response.status_code >= 400:
+                    raise CallFailed(f"HTTP {response.status_code} for model {body['model']!r}: "
+                                     f"{response.text[:200]}")
+                else:
+                    return self._text(response)
+            if attempt < self.server.retries and deadline.remaining() > pause:
+                time.sleep(pause)  # a restarting or overloaded server needs a pause
+                pause *= 2
+        raise CallFailed(f"server call failed after retries: {error}")
+
+    def _text(self, response) -> str:
+        try:
+            choice = response.json()["choices"][0]
+            text = choice["text"] if self.server.endpoint == "completions" else choice["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise CallFailed(f"malformed reply ({type(exc).__name__}: {exc}): {response.text[:200]}") from None
+        if not isinstance(text, str):
+            raise CallFailed(f"malformed reply: the completion is {type(text).__name__}, not text")
+        return text

@@ -1,0 +1,204 @@
+"""The OpenAI-compatible server backend against a scripted HTTP server on 127.0.0.1: request bodies, start-up
+checks, and every fault the issue names (server down, slow past the deadline, 500, malformed JSON, unknown model)
+ending as "" with its reason, inside the deadline."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from models.deadline import Deadline
+from models.llm.config import LLMConfig, ServerConfig
+from models.llm.errors import BackendUnavailableError, UnknownAdapterError
+from models.llm.generator import GenerationRequest, make_generator
+from models.llm.openai_backend import OpenAIGenerator
+
+USER = ({"role": "user", "content": "What is the capital of Australia?"},)
+
+
+class Script:
+    """What the scripted server does: `reply(body, n)` -> (status, text, delay_s) for the n-th completion call."""
+
+    def __init__(self, models=("smollm2", "api-lora"), reply=None):
+        self.models = list(models)
+        self.reply = reply or (lambda body, n: (200, json.dumps({"choices": [{"text": f"echo {body['model']}"}]}),
+                                                0.0))
+        self.bodies, self.paths = [], []
+        self.in_flight = self.most_in_flight = 0
+        self.lock = threading.Lock()
+
+
+@contextmanager
+def scripted_server(script: Script):
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def _send(self, status, text):
+            data = text.encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self):
+            self._send(200, json.dumps({"object": "list", "data": [{"id": m} for m in script.models]}))
+
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            with script.lock:
+                script.bodies.append(body)
+                script.paths.append(self.path)
+                n = len(script.bodies)
+                script.in_flight += 1
+                script.most_in_flight = max(script.most_in_flight, script.in_flight)
+            try:
+                status, text, delay = script.reply(body, n)
+                time.sleep(delay)
+                self._send(status, text)
+            except OSError:
+                pass  # the client gave up: intended
+            finally:
+                with script.lock:
+                    script.in_flight -= 1
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _generator(url, **server):
+    settings = dict(base_url=url, model="smollm2", adapter_models={"api_generation": "api-lora"}, retries=2,
+                    backoff_s=0.05, api_key_env="", startup_wait_s=0.5)
+    settings.update(server)
+    return OpenAIGenerator(LLMConfig(backend="openai", server=ServerConfig(**settings)), "models")
+
+
+def test_bodies_carry_the_served_names_the_locally_rendered_prompt_and_greedy_limits():
+    script = Script()
+    with scripted_server(script) as url:
+        generator = _generator(url)
+        outputs = generator.generate([GenerationRequest(USER, max_new_tokens=12, stop=("\n",)),
+                                      GenerationRequest(USER, adapter="api_generation")])
+    assert list(outputs) == ["echo smollm2", "echo api-lora"] and outputs.reasons == {}
+    base = next(b for b in script.bodies if b["model"] == "smollm2")
+    assert base == {"model": "smollm2", "max_tokens": 12, "prompt": generator.chat.render(USER), "stop": ["\n"],
+                    "temperature": 0.0}
+    assert set(script.paths) == {"/v1/completions"}
+
+
+def test_the_chat_endpoint_sends_the_fitted_messages():
+    script = Script(reply=lambda body, n: (200, json.dumps({"choices": [{"message": {"content": "Canberra"}}]}), 0))
+    with scripted_server(script) as url:
+        outputs = _generator(url, endpoint="chat").generate([GenerationRequest(USER)])
+    assert list(outputs) == ["Canberra"] and script.bodies[0]["messages"] == list(USER)
+    assert script.paths == ["/v1/chat/completions"]
+
+
+def test_start_up_names_what_the_server_does_not_serve_and_a_server_that_is_down(unused_port):
+    with scripted_server(Script(models=["smollm2"])) as url:
+        with pytest.raises(BackendUnavailableError, match="does not serve.*'api-lora'"):
+            _generator(url)
+    with pytest.raises(BackendUnavailableError, match="cannot list its models.*CRAG_LLM_URL"):
+        _generator(f"http://127.0.0.1:{unused_port}/v1")
+    with scripted_server(Script()) as url:
+        with pytest.raises(UnknownAdapterError, match="'kg_answer' is not configured"):
+            _generator(url).generate([GenerationRequest(USER, adapter="kg_answer")])
+        assert isinstance(make_generator(LLMConfig(backend="openai", server=ServerConfig(
+            base_url=url, model="smollm2", adapter_models={"api_generation": "api-lora"})), "models"),
+            OpenAIGenerator)
+
+
+def test_start_up_waits_while_the_model_loads():
+    """llama.cpp answers /v1/models with 503 "Loading model" at first: start-up waits for it."""
+    script = Script()
+    calls = []
+    with scripted_server(script) as url:
+        import requests
+
+        session = requests.Session()
+        real_get = session.get
+
+        def get(*args, **kwargs):
+            calls.append(1)
+            if len(calls) < 3:
+                return type("R", (), {"status_code": 503, "text": "Loading model"})()
+            return real_get(*args, **kwargs)
+
+        session.get = get
+        settings = ServerConfig(base_url=url, model="smollm2", api_key_env="", startup_wait_s=5.0)
+        OpenAIGenerator(LLMConfig(backend="openai", server=settings), "models", session=session)
+    assert len(calls) == 3
+
+
+def test_5xx_is_retried_and_a_lasting_one_is_the_items_reason():
+    flaky = Script(reply=lambda body, n: (500, "busy", 0.0) if n <= 2 else
+                   (200, json.dumps({"choices": [{"text": "ok"}]}), 0.0))
+    with scripted_server(flaky) as url:
+        assert list(_generator(url, concurrency=1).generate([GenerationRequest(USER)])) == ["ok"]
+    broken = Script(reply=lambda body, n: (500, "internal error", 0.0))
+    with scripted_server(broken) as url:
+        outputs = _generator(url).generate([GenerationRequest(USER)] * 2)
+    assert list(outputs) == ["", ""] and len(broken.bodies) == 2 * 3  # first try and 2 retries each
+    assert all("HTTP 500: internal error" in r for r in outputs.reasons.values())
+
+
+def test_a_4xx_and_a_malformed_reply_fail_at_once_and_cost_only_their_item():
+    def reply(body, n):
+        if body["max_tokens"] == 1:
+            return 404, '{"error": "model not found"}', 0.0
+        if body["max_tokens"] == 2:
+            return 200, "{not json", 0.0
+        return 200, json.dumps({"choices": [{"text": "fine"}]}), 0.0
+
+    script = Script(reply=reply)
+    with scripted_server(script) as url:
+        outputs = _generator(url).generate([GenerationRequest(USER, max_new_tokens=k) for k in (1, 2, 3)])
+    assert list(outputs) == ["", "", "fine"] and len(script.bodies) == 3  # no retry of a 404 or a bad reply
+    assert "HTTP 404" in outputs.reasons[0] and "malformed reply" in outputs.reasons[1]
+
+
+def test_a_slow_server_costs_nothing_past_the_deadline():
+    slow = Script(reply=lambda body, n: (200, json.dumps({"choices": [{"text": "late"}]}), 5.0))
+    with scripted_server(slow) as url:
+        generator = _generator(url)
+        started = time.monotonic()
+        outputs = generator.generate([GenerationRequest(USER)] * 3, deadline=Deadline(1.0))
+        seconds = time.monotonic() - started
+    assert list(outputs) == ["", "", ""] and seconds < 1.5
+    assert all(r in ("no reply before the stage deadline",) or "Timeout" in r for r in outputs.reasons.values())
+
+
+def test_a_server_that_goes_down_after_start_up_answers_empty_inside_the_deadline():
+    with scripted_server(Script()) as url:
+        generator = _generator(url)
+    started = time.monotonic()
+    outputs = generator.generate([GenerationRequest(USER)] * 2, deadline=Deadline(2.0))
+    assert list(outputs) == ["", ""] and time.monotonic() - started < 2.5
+    assert all("ConnectionError" in r for r in outputs.reasons.values())
+
+
+def test_requests_in_flight_are_bounded_by_the_concurrency():
+    script = Script(reply=lambda body, n: (200, json.dumps({"choices": [{"text": "x"}]}), 0.2))
+    with scripted_server(script) as url:
+        assert list(_generator(url, concurrency=2).generate([GenerationRequest(USER)] * 6)) == ["x"] * 6
+    assert script.most_in_flight == 2
+
+
+@pytest.fixture()
+def unused_port():
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
