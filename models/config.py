@@ -3,7 +3,8 @@
 `UserModel()` takes no arguments, so the profile is chosen by the environment variable `CRAG_PROFILE`
 (default `cpu`). A profile is `models/profiles/<name>.yaml` or a path to any YAML file. Each top-level
 section maps onto one component's dataclass (the component owns its config class; this module only
-assembles them), so a component never sees settings that are not its own.
+assembles them), so a component never sees settings that are not its own. `extends: <profile>` at the top of a
+profile starts from that profile and overrides what it names (`cpu-server.yaml` is `cpu` with a served LLM).
 
 Rules (after nanoGPT's configurator): an unknown key or a value of the wrong type is a `ConfigError`
 naming the file and the dotted key; `overrides` (e.g. from a CLI) go through the same checks. The
@@ -119,16 +120,36 @@ def load_config(profile: str | os.PathLike | None = None, overrides: Mapping[str
     """
     profile = profile if profile is not None else os.environ.get(PROFILE_ENV, DEFAULT_PROFILE)
     path = _profile_path(str(profile))
-    with open(path, encoding="utf-8") as fh:
-        raw = yaml.safe_load(fh) or {}
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{path}: a profile must be a mapping of sections, got {type(raw).__name__}")
+    raw = _read_profile(path)
     for dotted, value in (overrides or {}).items():
         _set_dotted(raw, dotted, value)
     raw.setdefault("name", path.stem)
     models_dir = os.environ.get(MODELS_DIR_ENV) or raw.get("models_dir") or str(REPO_ROOT / "models")
     raw["models_dir"] = str((REPO_ROOT / models_dir).resolve()) if not os.path.isabs(models_dir) else models_dir
     return from_dict(Config, raw, where=str(path))
+
+
+def _read_profile(path: Path, seen: tuple[Path, ...] = ()) -> dict:
+    """A profile's raw sections; `extends: <profile>` reads that profile first and overrides it key by key
+    (sections merge, values replace, `{}` empties a mapping: `cpu-server` is `cpu` with another `llm` backend)."""
+    if path in seen:
+        raise ConfigError(f"{path}: `extends` loops through {[str(p) for p in seen]}")
+    with open(path, encoding="utf-8") as fh:
+        raw = yaml.safe_load(fh) or {}
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: a profile must be a mapping of sections, got {type(raw).__name__}")
+    base = raw.pop("extends", None)
+    if base is None:
+        return raw
+    return _merged(_read_profile(_profile_path(str(base)), (*seen, path)), raw)
+
+
+def _merged(base: dict, override: dict) -> dict:
+    out = dict(base)
+    for key, value in override.items():
+        merge = isinstance(value, dict) and value and isinstance(out.get(key), dict)  # {} empties a mapping
+        out[key] = _merged(out[key], value) if merge else value
+    return out
 
 
 def _profile_path(profile: str) -> Path:

@@ -21,7 +21,7 @@ def test_profile_chosen_by_environment(monkeypatch):
 
 
 def test_unknown_profile_names_the_known_ones():
-    with pytest.raises(ConfigError, match=r"unknown profile 'tpu'.*\['cpu', 'g4dn'\]"):
+    with pytest.raises(ConfigError, match=r"unknown profile 'tpu'.*\['cpu', 'cpu-server', 'g4dn', 'g4dn-server'\]"):
         load_config("tpu")
 
 
@@ -88,3 +88,17 @@ def test_packaged_model_resolves():
 def test_missing_package_is_a_clear_error():
     with pytest.raises(ModelNotFoundError, match="not installed"):
         resolve_model_path("pkg:no_such_package_xyz/model", "/nonexistent", "embedder")
+
+
+def test_a_profile_extends_another(tmp_path):
+    """`extends`: the base profile's sections, overridden key by key; `{}` empties a mapping; loops are errors."""
+    server = load_config("cpu-server")
+    cpu = load_config("cpu")
+    assert server.llm.backend == "openai" and server.llm.server.dialect == "llamacpp" and server.llm.adapters == {}
+    assert server.llm.path == cpu.llm.path and server.web == cpu.web and server.kg.api_adapter is None
+    assert load_config("g4dn-server").llm.tensor_parallel_size == load_config("g4dn").llm.tensor_parallel_size
+    a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    a.write_text(f"extends: {b}\n")
+    b.write_text(f"extends: {a}\n")
+    with pytest.raises(ConfigError, match="loops"):
+        load_config(str(a))

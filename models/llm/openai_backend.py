@@ -151,7 +151,11 @@ class OpenAIGenerator(ChatBackend):
         outputs, reasons = [""] * len(requests_), {}
         bodies = {}
         for i, request in enumerate(requests_):
-            body = self._body(request)
+            try:
+                body = self._body(request)
+            except Exception as exc:  # noqa: BLE001 - e.g. a grammar GBNF cannot express: this request only
+                reasons[i] = f"request not built: {type(exc).__name__}: {exc}"
+                continue
             if body is None:
                 reasons[i] = f"the prompt does not fit max_model_len={self.config.max_model_len}"
             else:

@@ -202,3 +202,16 @@ def unused_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def test_a_request_that_cannot_be_built_costs_only_itself():
+    class Unusable:  # a constraint whose grammar cannot be read
+        regex = None
+
+        @property
+        def grammar(self):
+            raise ValueError("no GBNF for this")
+
+    with scripted_server(Script()) as url:
+        outputs = _generator(url).generate([GenerationRequest(USER, constraint=Unusable()), GenerationRequest(USER)])
+    assert list(outputs) == ["", "echo smollm2"] and "request not built" in outputs.reasons[0]
