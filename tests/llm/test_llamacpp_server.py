@@ -17,7 +17,7 @@ import requests
 
 from models.config import REPO_ROOT
 from models.llm.config import LLMConfig, ServerConfig
-from models.llm.constraints import ListLanguage
+from models.llm.constraints import DecodingConstraint, ListLanguage
 from models.llm.generator import GenerationRequest
 from models.llm.openai_backend import OpenAIGenerator
 from tests.packaged import missing_packaged_model
@@ -88,11 +88,20 @@ def test_a_grammar_is_really_applied_by_the_server(served):
 
 
 def test_a_kg_program_under_the_domain_grammar_compiles(served):
+    """The movie domain's grammar over HTTP: shown one example, the model writes a program that compiles; every
+    output under the grammar, even one cut by its token cap, is a prefix of the language."""
     from models.kg.apis import compile_program, signatures
     from models.kg.language.grammar import lark_grammar
-    from models.llm.constraints import DecodingConstraint
+    from models.kg.language.prefix import PrefixChecker
 
-    grammar = DecodingConstraint(is_valid_prefix=lambda _: True, grammar=lark_grammar(signatures("movie")))
-    ask = ({"role": "user", "content": "Write one API call that gets the budget of the movie Avatar."},)
-    [program] = served.generate([GenerationRequest(ask, max_new_tokens=64, constraint=grammar, stop=("\n\n",))])
+    functions = signatures("movie")
+    checker = PrefixChecker(functions)
+    grammar = DecodingConstraint(is_valid_prefix=checker.is_valid_prefix, grammar=lark_grammar(functions))
+    shown = ({"role": "user", "content": "Write the API call for: what is the budget of titanic?"},
+             {"role": "assistant", "content": 'get_movie("titanic")["budget"]'},
+             {"role": "user", "content": "Write the API call for: what is the budget of avatar?"})
+    wander = ({"role": "user", "content": "Write a short poem about the sea."},)
+    program, wandered = served.generate([GenerationRequest(shown, max_new_tokens=48, constraint=grammar),
+                                         GenerationRequest(wander, max_new_tokens=24, constraint=grammar)])
     assert compile_program(program.strip(), "movie") is not None, program
+    assert checker.is_valid_prefix(wandered), wandered
