@@ -215,3 +215,23 @@ def test_a_request_that_cannot_be_built_costs_only_itself():
     with scripted_server(Script()) as url:
         outputs = _generator(url).generate([GenerationRequest(USER, constraint=Unusable()), GenerationRequest(USER)])
     assert list(outputs) == ["", "echo smollm2"] and "request not built" in outputs.reasons[0]
+
+
+@pytest.mark.parametrize("dialect", ["vllm", "llamacpp"])
+def test_a_grammar_goes_as_gbnf_in_the_servers_dialect(dialect):
+    """vLLM 0.32: `structured_outputs.grammar` (it ignores `guided_grammar`); llama.cpp: a top-level `grammar`
+    (it ignores `structured_outputs`). The same GBNF text, with its `root ::=` rule, in both."""
+    from models.llm.constraints import ListLanguage
+    from models.llm.gbnf import constraint_gbnf
+
+    constraint = ListLanguage(["alpha", "beta"], max_items=2, separator=", ").constraint()
+    script = Script()
+    with scripted_server(script) as url:
+        _generator(url, dialect=dialect).generate([GenerationRequest(USER, constraint=constraint)])
+    [body] = script.bodies
+    gbnf = constraint_gbnf(constraint)
+    assert gbnf.startswith("root ::=")
+    if dialect == "vllm":
+        assert body["structured_outputs"] == {"grammar": gbnf} and "grammar" not in body
+    else:
+        assert body["grammar"] == gbnf and "structured_outputs" not in body and "guided_grammar" not in body
