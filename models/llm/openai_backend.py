@@ -100,10 +100,19 @@ class OpenAIGenerator(ChatBackend):
         self.adapters = ServedAdapters(server.adapter_models)
         self.chat = ChatFormatter(AutoTokenizer.from_pretrained(
             resolve_checkpoint(config.path, models_dir, config.cache_dir)), config.max_model_len)
-        self.session = session or requests.Session()
+        self.session = session or self._session(server.concurrency)
         key = os.environ.get(server.api_key_env, "") if server.api_key_env else ""
         self.headers = {"Content-Type": "application/json"} | ({"Authorization": f"Bearer {key}"} if key else {})
         self._check_models()
+
+    @staticmethod
+    def _session(concurrency: int) -> requests.Session:
+        """A session whose connection pool holds every request in flight (requests keeps 10 by default)."""
+        session = requests.Session()
+        adapter = requests.adapters.HTTPAdapter(pool_maxsize=max(10, concurrency))
+        session.mount("http://", adapter)
+        session.mount("https://", adapter)
+        return session
 
     def _check_models(self) -> None:
         served = self._served_models()
