@@ -16,6 +16,7 @@ from models.llm.config import LLMConfig, ServerConfig
 from models.llm.errors import BackendUnavailableError, UnknownAdapterError
 from models.llm.generator import GenerationRequest, make_generator
 from models.llm.openai_backend import OpenAIGenerator
+from tests.local_server import serving
 
 USER = ({"role": "user", "content": "What is the capital of Australia?"},)
 
@@ -67,14 +68,8 @@ def scripted_server(script: Script):
                 with script.lock:
                     script.in_flight -= 1
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(ThreadingHTTPServer, Handler) as port:
+        yield f"http://127.0.0.1:{port}/v1"
 
 
 def _generator(url, **server):

@@ -13,6 +13,7 @@ from models.deadline import Deadline
 from models.kg.client import KGClientError, MockAPIClient
 from models.kg.config import KGConfig
 from models.kg.pathway import KGPathway
+from tests.local_server import serving
 from tests.robustness.support import ContextEcho, batch_of, clean_items, make_model, run_batch
 
 PROGRAM = 'get_open("australia")["capital"]'
@@ -41,15 +42,8 @@ def trickling_server(interval_s: float, part: str = "body"):
             except OSError:
                 pass  # the client gave up: intended
 
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        stop.set()
-        server.shutdown()
-        server.server_close()
+    with serving(socketserver.ThreadingTCPServer, Handler, on_stop=stop.set) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 @pytest.mark.parametrize("part", ["body", "headers"])
