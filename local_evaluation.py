@@ -4,11 +4,14 @@
     python local_evaluation.py --data /path/crag_task_1_and_2_dev_v4.jsonl.bz2 --task 2 --limit 200
     python local_evaluation.py --data 'crag_task_3_dev_v4.tar.bz2.part*' --task 3 --profile g4dn \\
         --tokenizer ../shared/crag/tokenizer --judge openai --judge-url http://localhost:8001/v1
+    python local_evaluation.py --ray --workers 2                 # sharded over a local Ray cluster
+    python local_evaluation.py --ray auto --workers 8 --profile g4dn-server   # an existing cluster
 
 Flow: load the profile (with --task/--batch-size/--tokenizer as overrides) and save it beside the outputs;
 start the bundled mock KG API for Tasks 2/3 unless $CRAG_MOCK_API_URL is set; build `CragModel(config)`;
 ask it every question in the grader's batch shape (only its four keys), saving each prediction with its
-latency as soon as its batch returns (a rerun resumes); score everything with the V3 rules and the chosen
+latency as soon as its batch returns (a rerun resumes; with `--ray`, Ray workers answer the batches and this
+process writes them: evaluation/ray_runner.py); score everything with the V3 rules and the chosen
 judges; print the chosen judge's metrics dict as one JSON line on stdout; write verdicts.jsonl, summary.json,
 report.md and a chart into the output directory. A progress bar shows the total, the ETA and the latest
 per-question latency. `--explain ID` prints one saved question's trace (why it was answered so) and exits.
@@ -37,7 +40,7 @@ from pathlib import Path
 import yaml
 
 from models.config import REPO_ROOT, ConfigError, load_config, save_config
-from models.crag_model import CragModel
+from models.crag_model import CragModel, batch_size_of
 from evaluation.data import DEFAULT_DATA_PATH, LoadStats, count_examples, data_files, load_examples
 from evaluation.judge import make_judge
 from evaluation.report import summarize, write_report
@@ -88,6 +91,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "output dir's predictions.jsonl, then exit")
     parser.add_argument("--resume", action=argparse.BooleanOptionalAction, default=True,
                         help="skip questions already in the output dir's predictions.jsonl (default: resume)")
+    parser.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
+                        help="answer on Ray workers (evaluation/ray_runner.py): alone, a small local cluster; "
+                             "with an ADDRESS (auto, ray://host:10001), that cluster")
+    parser.add_argument("--workers", type=int, default=2, help="--ray: worker actors, each with its own model")
+    parser.add_argument("--cpus-per-worker", type=float, default=1.0, help="--ray: CPUs Ray gives each worker")
+    parser.add_argument("--gpus-per-worker", type=float, default=0.0, help="--ray: GPUs Ray gives each worker")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", type=_setting,
                         help="overrides one profile key, the value read as YAML (repeatable), e.g. "
                              "--set kg.icl_k=0 --set kg.api_adapter=api_generation")
@@ -125,6 +134,29 @@ def mock_api(task: int):
             yield url
         finally:
             os.environ.pop(MOCK_API_ENV, None)
+
+
+def _run_on_ray(args, config, examples, predictions, on_batch):
+    """`run_predictions` over Ray workers; each builds `CragModel` from the same resolved profile."""
+    import functools
+
+    import ray
+
+    from evaluation.ray_runner import run_predictions_ray, start_ray
+
+    env = {k: v for k, v in os.environ.items() if k.startswith("CRAG_") or k in ("OPENAI_API_KEY", "HF_HOME")}
+    start_ray(None if args.ray == "local" else args.ray, args.workers, args.cpus_per_worker, env)
+    try:
+        return run_predictions_ray(functools.partial(_worker_model, config), examples, predictions,
+                                   batch_size_of(config), workers=args.workers,
+                                   cpus_per_worker=args.cpus_per_worker, gpus_per_worker=args.gpus_per_worker,
+                                   on_batch=on_batch)
+    finally:
+        ray.shutdown()
+
+
+def _worker_model(config):
+    return CragModel(config)
 
 
 def build_judge(args: argparse.Namespace, model, config):
@@ -173,7 +205,9 @@ def setup(args: argparse.Namespace, stack: contextlib.ExitStack):
         stack.enter_context(mock_api(config.pipeline.task))
     except (RuntimeError, OSError) as exc:
         raise SetupError(f"the mock KG API did not start: {exc}") from exc
-    model = CragModel(config)
+    # With --ray the workers build the model; the driver only when the local judge needs its weights.
+    needs_model = not args.ray or "local" in (args.judge, args.judge_fallback)
+    model = CragModel(config) if needs_model else None
     judge = build_judge(args, model, config)
     trim = load_grader_trim(config.pipeline.grader_tokenizer or None)
     return config, model, judge, trim, out_dir
@@ -199,7 +233,10 @@ def evaluate(args, config, model, judge, trim, out_dir: Path) -> int:
             bar.set_postfix(latency_s=f"{records[-1]['latency_s']:.2f}")
 
         try:
-            run = run_predictions(model, examples, predictions, model.get_batch_size(), on_batch=on_batch)
+            if args.ray:
+                run = _run_on_ray(args, config, examples, predictions, on_batch)
+            else:
+                run = run_predictions(model, examples, predictions, model.get_batch_size(), on_batch=on_batch)
         except (Exception, KeyboardInterrupt) as exc:
             if not isinstance(exc, KeyboardInterrupt):
                 log.exception("the run stopped")

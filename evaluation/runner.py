@@ -102,40 +102,49 @@ def run_predictions(model, examples: Iterable[dict], predictions: PredictionLog,
         ValueError: the model returned a different number of answers than it was asked questions.
         Whatever the model raises: the batches before it are saved, and a rerun resumes after them.
     """
-    saved = {r["interaction_id"] for r in predictions.load()}
-    asked: set[str] = set()
     stats = RunStats()
-
-    def still_to_ask(examples: Iterable[dict]):
-        for example in examples:
-            interaction_id = example["interaction_id"]
-            if interaction_id in saved:
-                stats.n_resumed += 1
-            elif interaction_id in asked:
-                stats.n_duplicates += 1  # the same id twice in the data is asked (and saved) once
-            else:
-                asked.add(interaction_id)
-                yield example
-
-    for batch in batched(still_to_ask(examples), batch_size):
+    for batch in batched(still_to_ask(examples, predictions, stats), batch_size):
         started = time.perf_counter()
         answers = model.batch_generate_answer(grader_view(batch))
         elapsed = time.perf_counter() - started
-        n = len(batch["query"])
-        if not isinstance(answers, (list, tuple)) or len(answers) != n:
-            raise ValueError(f"the model returned {len(answers) if isinstance(answers, (list, tuple)) else answers!r}"
-                             f" answers for {n} questions (the grader rejects this)")
-        records = _records(batch, answers, elapsed / n, model)
+        check_answer_count(answers, len(batch["query"]))
+        records = build_records(batch, answers, elapsed / len(answers), getattr(model, "last_answers", None),
+                                getattr(model, "last_latencies", None))
         predictions.append(records)
-        stats.n_new += n
+        stats.n_new += len(records)
         if on_batch is not None:
             on_batch(records)
     return stats
 
 
-def _records(batch: dict, answers: Sequence, latency_s: float, model) -> list[dict]:
-    details = _aligned(getattr(model, "last_answers", None), len(answers))
-    model_latencies = _aligned(getattr(model, "last_latencies", None), len(answers))
+def still_to_ask(examples: Iterable[dict], predictions: PredictionLog, stats: RunStats):
+    """The examples whose id is not yet saved, each id once (streamed: the data is never held whole); counts
+    the resumed and the repeated ones into `stats`."""
+    saved = {r["interaction_id"] for r in predictions.load()}
+    asked: set[str] = set()
+    for example in examples:
+        interaction_id = example["interaction_id"]
+        if interaction_id in saved:
+            stats.n_resumed += 1
+        elif interaction_id in asked:
+            stats.n_duplicates += 1  # the same id twice in the data is asked (and saved) once
+        else:
+            asked.add(interaction_id)
+            yield example
+
+
+def check_answer_count(answers, n: int) -> None:
+    if not isinstance(answers, (list, tuple)) or len(answers) != n:
+        raise ValueError(f"the model returned {len(answers) if isinstance(answers, (list, tuple)) else answers!r}"
+                         f" answers for {n} questions (the grader rejects this)")
+
+
+def build_records(batch: dict, answers: Sequence, latency_s: float, details=None, model_latencies=None
+                  ) -> list[dict]:
+    """One record per question of `batch`; `details` are the model's `last_answers` (objects or dicts with
+    source, domain and trace), `model_latencies` its `last_latencies` (both optional)."""
+    details = _aligned(details, len(answers))
+    model_latencies = _aligned(model_latencies, len(answers))
     records = []
     for i, (answer, gold) in enumerate(zip(answers, batch["gold"])):
         detail = details[i]
@@ -147,14 +156,24 @@ def _records(batch: dict, answers: Sequence, latency_s: float, model) -> list[di
             "gold": gold["answer"],
             **{key: gold[key] for key in ("alt_ans", "domain", "question_type", "static_or_dynamic", "popularity",
                                           "split")},
-            "source": str(getattr(detail, "source", "") or ""),
-            "predicted_domain": str(getattr(detail, "domain", "") or ""),
+            "source": str(_field(detail, "source") or ""),
+            "predicted_domain": str(_field(detail, "domain") or ""),
             "latency_s": round(latency_s, 4),
             "model_latency_s": model_latencies[i] if isinstance(model_latencies[i], (int, float)) else None,
             "over_budget": latency_s > BUDGET_S,
-            "trace": _plain(getattr(detail, "trace", None) or {}),
+            "trace": _plain(_field(detail, "trace") or {}),
         })
     return records
+
+
+def answer_details(answers) -> list[dict]:
+    """The model's `last_answers` as plain data (what a Ray worker sends back to the driver)."""
+    return [{"source": _field(a, "source"), "domain": _field(a, "domain"), "trace": _plain(_field(a, "trace") or {})}
+            for a in (answers or ())]
+
+
+def _field(detail, name: str):
+    return detail.get(name) if isinstance(detail, dict) else getattr(detail, name, None)
 
 
 def _plain(value):

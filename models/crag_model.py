@@ -16,6 +16,11 @@ from models.types import IDK, Answer, Query
 log = logging.getLogger(__name__)
 
 
+def batch_size_of(config: Config) -> int:
+    """The batch size a model of this profile asks for (`CragModel.get_batch_size`): the profile's, in [1, 16]."""
+    return max(1, min(16, int(config.pipeline.batch_size)))
+
+
 class CragModel:
     """The submission model: a `Pipeline` behind the grader's batch interface (CRAG KDD Cup 2024).
 
@@ -55,7 +60,7 @@ class CragModel:
 
     def get_batch_size(self) -> int:
         """How many queries each `batch_generate_answer` call receives: the profile's, clamped to [1, 16]."""
-        return max(1, min(16, int(self.config.pipeline.batch_size)))
+        return batch_size_of(self.config)
 
     def batch_generate_answer(self, batch: Dict[str, Any]) -> List[str]:
         """Answers one batch of questions, in order, within the batch's time budget.

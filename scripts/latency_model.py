@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
 import sys
 import tempfile
@@ -45,6 +46,7 @@ from models.config import load_config  # noqa: E402
 from models.deadline import Deadline, batch_deadline_s  # noqa: E402
 from models.latency import BGE_BASE, BGE_RERANKER_V2_M3, EncoderLatency, LLMLatency  # noqa: E402
 
+DEV_QUESTIONS = 2706  # CRAG's public Task 1-2 dev set (Task 3 asks the same questions with 50 pages each)
 BATCH = 16
 HEADROOM_BAR = 0.30
 KG_CALL_S = 0.050
@@ -241,6 +243,23 @@ def print_projection(result: dict) -> None:
           f"(headroom {result['headroom']:.0%}) |")
 
 
+def dev_set_hours(result: dict, questions: int, servers: int) -> tuple[float, float]:
+    """(as traced, worst case) hours for `questions` in batches of BATCH spread evenly over `servers` g4dn machines
+    (`local_evaluation.py --ray` with one worker per server, or `--profile g4dn-server` per server)."""
+    batches = math.ceil(questions / BATCH)
+    per_server = math.ceil(batches / max(1, servers))
+    return per_server * result["traced_s"] / 3600, per_server * result["worst_s"] / 3600
+
+
+def print_dev_set_projection(results: list[dict], questions: int, servers: list[int]) -> None:
+    print(f"\nFull data set: {questions} questions in batches of {BATCH}, hours as traced / worst case")
+    print("| task | " + " | ".join(f"{n} server{'s' if n > 1 else ''}" for n in servers) + " |")
+    print("|---|" + "---|" * len(servers))
+    for r in results:
+        cells = [dev_set_hours(r, questions, n) for n in servers]
+        print(f"| {r['task']} | " + " | ".join(f"{t:.2f} / {w:.2f}" for t, w in cells) + " |")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -251,6 +270,9 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--limit", type=int, default=0, help="only the first N questions (0: all)")
     p = sub.add_parser("project", help="project traced runs onto 4x T4")
     p.add_argument("runs", nargs="+")
+    p.add_argument("--dev-questions", type=int, default=DEV_QUESTIONS,
+                   help="also project a full data set of this many questions onto N g4dn servers (0: no)")
+    p.add_argument("--servers", default="1,2,4,8", help="server counts for that projection")
     args = parser.parse_args(argv)
     if args.command == "trace":
         return trace(args.task, args.data, Path(args.out or tempfile.mkdtemp(prefix=f"latency-t{args.task}-")),
@@ -265,6 +287,8 @@ def main(argv: list[str] | None = None) -> int:
     results = [project(Path(run), tokenizer, llm) for run in args.runs]
     for result in results:
         print_projection(result)
+    if args.dev_questions:
+        print_dev_set_projection(results, args.dev_questions, [int(n) for n in args.servers.split(",")])
     failing = [r["task"] for r in results if r["headroom"] < HEADROOM_BAR]
     print(f"\nbar {'met' if not failing else 'MISSED for Task ' + ', '.join(map(str, failing))}: "
           + ", ".join(f"Task {r['task']} {r['headroom']:.0%}" for r in results))

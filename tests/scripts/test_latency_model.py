@@ -91,3 +91,11 @@ def test_the_budget_is_the_deadline_the_g4dn_model_runs_a_batch_of_16_under():
              "query_time": [""] * 16}
     model.batch_generate_answer(batch)
     assert latency_model.budget_s() == 460.0 == pytest.approx(pipeline.remaining, abs=1.0)
+
+
+def test_the_dev_set_projection_spreads_whole_batches_over_the_servers():
+    result = {"traced_s": 18.0, "worst_s": 72.0}
+    # 2,706 questions are 170 batches of 16; 4 servers take 43 each (the last one 41)
+    assert latency_model.dev_set_hours(result, 2706, 1) == (170 * 18 / 3600, 170 * 72 / 3600)
+    assert latency_model.dev_set_hours(result, 2706, 4) == (43 * 18 / 3600, 43 * 72 / 3600)
+    assert latency_model.dev_set_hours(result, 16, 8) == (18 / 3600, 72 / 3600)
