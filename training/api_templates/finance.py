@@ -9,11 +9,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 from datetime import date, timedelta
-from typing import Iterator
+from typing import Iterable, Iterator, TypeVar
 
 from training.api_templates.base import DomainTable, Filling, FixtureKG, low, pt
 
 FINANCE = DomainTable("finance")
+A = TypeVar("A", bound=tuple)
 
 _LISTING_SUFFIX = re.compile(r"\s+(common stock|common shares|class [a-z]\b|capital stock).*$", re.IGNORECASE)
 _LEGAL_SUFFIX = re.compile(r",?\s+(inc\.?|corporation|incorporated|company \(the\)|& co\.)$", re.IGNORECASE)
@@ -37,15 +38,16 @@ def _names(kg: FixtureKG) -> dict[str, str]:
     return {row["Symbol"]: name for name, row in companies(kg)}
 
 
-def stock(kg: FixtureKG, ticker: str, n: int) -> tuple[str, tuple[str, ...]]:
-    """(the words that ask for the stock, the entities they name): the ticker on even n, else the company."""
-    name = _names(kg).get(ticker)
-    entities = (low(ticker),) + ((name,) if name else ())
-    return (name if name and n % 2 else low(ticker)), entities
+def alternating(kg: FixtureKG, asks: Iterable[A]) -> Iterator[tuple[str, tuple[str, ...], A]]:
+    """(words, entities, ask) for each ask, a tuple whose first item is a ticker. The words ask for the stock by
+    its ticker on the even asks and by its company's short name on the odd ones (where the name finds that ticker
+    alone), so a template's questions alternate the two ways; the entities name both."""
+    names = _names(kg)
+    for n, ask in enumerate(asks):
+        ticker, name = ask[0], names.get(ask[0])
+        yield (name if name and n % 2 else low(ticker)), (low(ticker),) + ((name,) if name else ()), ask
 
 
-_PRICE_FIELDS = {"open": ("opening price", "open"), "close": ("closing price", "close"),
-                 "high": ("highest price", "high"), "low": ("lowest price", "low")}
 _PRICE_DAYS = ("2024-01-10", "2024-02-07", "2024-02-26", "2024-02-28", "2024-03-04", "2024-03-13")
 
 
@@ -56,13 +58,10 @@ def _bars(kg: FixtureKG) -> dict[tuple[str, str], dict]:
 def _price_on_day(column: str, cast=float):
     def fill(kg: FixtureKG):
         bars = _bars(kg)
-        n = 0
-        for ticker in sorted({t for t, _ in bars}):
-            for day in _PRICE_DAYS:
-                if (ticker, day) in bars:
-                    name, entities = stock(kg, ticker, n)
-                    n += 1
-                    yield Filling({"ticker": name, "date": day}, entities, (cast(bars[ticker, day][column]),))
+        asks = [(ticker, day) for ticker in sorted({t for t, _ in bars}) for day in _PRICE_DAYS
+                if (ticker, day) in bars]
+        for name, entities, (ticker, day) in alternating(kg, asks):
+            yield Filling({"ticker": name, "date": day}, entities, (cast(bars[ticker, day][column]),))
     return fill
 
 
@@ -96,15 +95,12 @@ FINANCE.template('get_stock_price("{ticker}", "{date}")["volume"]',
                   unseen=("yesterday's closing price for {ticker}, what was it",))
 def _close_yesterday(kg: FixtureKG):
     bars = _bars(kg)
-    n = 0
-    for ticker in sorted({t for t, _ in bars}):
-        for day in ("2024-02-07", "2024-02-28", "2024-03-06", "2024-03-13"):
-            asked = date.fromisoformat(day)
-            yesterday = (asked - timedelta(days=1)).isoformat()
-            if (ticker, yesterday) in bars:
-                name, entities = stock(kg, ticker, n)
-                n += 1
-                yield Filling({"ticker": name}, entities, (float(bars[ticker, yesterday]["close"]),), pt(asked))
+    days = [(date.fromisoformat(day), (date.fromisoformat(day) - timedelta(days=1)).isoformat())
+            for day in ("2024-02-07", "2024-02-28", "2024-03-06", "2024-03-13")]
+    asks = [(ticker, asked, yesterday) for ticker in sorted({t for t, _ in bars}) for asked, yesterday in days
+            if (ticker, yesterday) in bars]
+    for name, entities, (ticker, asked, yesterday) in alternating(kg, asks):
+        yield Filling({"ticker": name}, entities, (float(bars[ticker, yesterday]["close"]),), pt(asked))
 
 
 _MONTHS = {"2024-01": ("january 2024", "2024-01-01", "2024-01-31"),
@@ -113,15 +109,15 @@ _MONTHS = {"2024-01": ("january 2024", "2024-01-01", "2024-01-31"),
 
 def _month_closes(reduce):
     def fill(kg: FixtureKG):
-        n = 0
+        asks = []
         for ticker in sorted({row["ticker"] for row in kg.prices}):
-            for month, (words, start, end) in _MONTHS.items():
+            for month in _MONTHS:
                 closes = [float(r["close"]) for r in kg.prices if r["ticker"] == ticker and r["date"].startswith(month)]
                 if closes:
-                    name, entities = stock(kg, ticker, n)
-                    n += 1
-                    yield Filling({"ticker": name, "month": words, "start": start, "end": end}, entities,
-                                  (reduce(closes),))
+                    asks.append((ticker, month, closes))
+        for name, entities, (_, month, closes) in alternating(kg, asks):
+            words, start, end = _MONTHS[month]
+            yield Filling({"ticker": name, "month": words, "start": start, "end": end}, entities, (reduce(closes),))
     return fill
 
 
@@ -141,9 +137,8 @@ FINANCE.template('get_stock_price("{ticker}", "{start}", "{end}")\nsort(None, -c
 
 def _info_field(key: str):
     def fill(kg: FixtureKG):
-        for n, (ticker, info) in enumerate(sorted(kg.info.items())):
+        for name, entities, (_, info) in alternating(kg, sorted(kg.info.items())):  # counted whether asked or not
             if info.get(key) is not None:
-                name, entities = stock(kg, ticker, n)
                 yield Filling({"ticker": name}, entities, (info[key],))
     return fill
 
@@ -202,14 +197,18 @@ for _key, (_questions, _unseen, _held) in _INFO.items():
                      name=f"info_{_key}")(_info_field(_key))
 
 
+def _dividend_payers(kg: FixtureKG) -> list[tuple[str]]:
+    return [(ticker,) for ticker in sorted({row["ticker"] for row in kg.dividends})]
+
+
 @FINANCE.template('get_stock_dividend("{ticker}")\nsort(None, -date)["date"][:1]',
                   "when did {ticker} last pay a dividend", "what was the date of {ticker}'s most recent dividend",
                   "{ticker} last dividend date", "when was {ticker}'s latest dividend paid",
                   unseen=("what day did {ticker} most recently pay shareholders a dividend",))
 def _last_dividend_date(kg: FixtureKG):
-    for n, ticker in enumerate(sorted({row["ticker"] for row in kg.dividends})):
+    for name, entities, (ticker,) in alternating(kg, _dividend_payers(kg)):
         paid = [row["date"] for row in kg.dividends if row["ticker"] == ticker]
-        name, entities = stock(kg, ticker, n)  # asked after the last dividend of the fixture: the API lists future ones
+        # asked after the last dividend of the fixture: the API lists future ones
         yield Filling({"ticker": name}, entities, (max(paid),), pt(date(2024, 3, 15)))
 
 
@@ -218,10 +217,9 @@ def _last_dividend_date(kg: FixtureKG):
                   "{ticker} latest dividend amount", "what did {ticker} pay in its last dividend",
                   unseen=("how big was the latest dividend {ticker} paid out",))
 def _last_dividend_amount(kg: FixtureKG):
-    for n, ticker in enumerate(sorted({row["ticker"] for row in kg.dividends})):
+    for name, entities, (ticker,) in alternating(kg, _dividend_payers(kg)):  # counted whether asked or not
         rows = sorted((row["date"], float(row["amount"])) for row in kg.dividends if row["ticker"] == ticker)
         if len(rows) < 2 or rows[-1][0] != rows[-2][0]:
-            name, entities = stock(kg, ticker, n)
             yield Filling({"ticker": name}, entities, (rows[-1][1],), pt(date(2024, 3, 15)))
 
 
@@ -230,10 +228,9 @@ def _last_dividend_amount(kg: FixtureKG):
                   "{ticker} number of dividends 2023", "count of {ticker} dividend payments in 2023",
                   unseen=("in 2023, how often did {ticker} pay out a dividend",), name="dividends_2023")
 def _dividends_in_2023(kg: FixtureKG):
-    for n, ticker in enumerate(sorted({row["ticker"] for row in kg.dividends})):
+    for name, entities, (ticker,) in alternating(kg, _dividend_payers(kg)):  # counted whether asked or not
         count = sum(row["ticker"] == ticker and row["date"].startswith("2023") for row in kg.dividends)
         if count:
-            name, entities = stock(kg, ticker, n)
             yield Filling({"ticker": name}, entities, (count,))
 
 
@@ -264,19 +261,18 @@ def _minute_days(kg: FixtureKG) -> list[str]:
     return sorted({row["date"] for row in kg.prices if row["date"] <= "2024-02-28"})[-5:]
 
 
+def _minute_asks(kg: FixtureKG, days: list[str]) -> list[tuple[str, str]]:
+    return [(ticker, day) for ticker in sorted({row["ticker"] for row in kg.prices}) for day in days]
+
+
 @FINANCE.template('get_stock_minute_prices("{ticker}", "{date}")["len"]',
                   "how many one-minute price bars does {ticker} have for {date}",
                   "for how many minutes was {ticker} traded on {date}", "{ticker} number of minute bars {date}",
                   "how many minutes of {ticker} price data are there for {date}",
                   unseen=("count the per-minute {ticker} quotes on {date}",), name="minute_bar_count")
 def _minute_bar_count(kg: FixtureKG):
-    bars = _bars(kg)
-    n = 0
-    for ticker in sorted({t for t, _ in bars}):
-        for day in _minute_days(kg)[::2]:
-            name, entities = stock(kg, ticker, n)
-            n += 1
-            yield Filling({"ticker": name, "date": day}, entities, (_MINUTE_BARS_PER_DAY,), pt(_MINUTES_ASKED_ON))
+    for name, entities, (_, day) in alternating(kg, _minute_asks(kg, _minute_days(kg)[::2])):
+        yield Filling({"ticker": name, "date": day}, entities, (_MINUTE_BARS_PER_DAY,), pt(_MINUTES_ASKED_ON))
 
 
 @FINANCE.template('get_stock_minute_prices("{ticker}", "{date}")\nsort(None, -high)["high"][:1]',
@@ -286,10 +282,6 @@ def _minute_bar_count(kg: FixtureKG):
                   unseen=("minute by minute, what was the peak {ticker} reached on {date}",), name="minute_high")
 def _minute_high(kg: FixtureKG):
     bars = _bars(kg)  # the one-minute path passes through the day's high (data/kg_fixture/README.md)
-    n = 0
-    for ticker in sorted({t for t, _ in bars}):
-        for day in _minute_days(kg)[1::2]:
-            name, entities = stock(kg, ticker, n)
-            n += 1
-            yield Filling({"ticker": name, "date": day}, entities, (float(bars[ticker, day]["high"]),),
-                          pt(_MINUTES_ASKED_ON))
+    for name, entities, (ticker, day) in alternating(kg, _minute_asks(kg, _minute_days(kg)[1::2])):
+        yield Filling({"ticker": name, "date": day}, entities, (float(bars[ticker, day]["high"]),),
+                      pt(_MINUTES_ASKED_ON))

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Callable
+from typing import Callable, Iterable
 
 from training.api_templates.base import DomainTable, Filling, FixtureKG, Template, low
 
@@ -109,49 +109,58 @@ def _films_of(kg: FixtureKG, job: str | None) -> dict[str, set[str]]:
     return films
 
 
-@MOVIE.template('get_person("{person}")["acted_movie_count"]',
-                "how many movies has {person} been in", "number of films {person} acted in",
-                "in how many movies did {person} have a role", "{person} number of movies",
-                unseen=("how many acting credits does {person} have",))
-def _person_acted_count(kg: FixtureKG):
-    for name, ids in _films_of(kg, None).items():
-        if name in kg.persons:
-            yield Filling({"person": low(name)}, (low(name),), (len(ids),))
+def _per_filmed_person(job: str | None, answer: Callable[[FixtureKG, set[str]], Iterable]):
+    """A fill over the people the KG knows who acted in (job None) or held `job` on a film: `answer(kg, ids)`
+    gives the expected items from the ids of their films."""
+    def fill(kg: FixtureKG):
+        for name, ids in _films_of(kg, job).items():
+            if name in kg.persons:
+                yield Filling({"person": low(name)}, (low(name),), tuple(answer(kg, ids)))
+    return fill
 
 
-@MOVIE.template('get_person("{person}")["directed_movie_count"]',
-                "how many movies has {person} directed", "how many films did {person} direct",
-                "number of movies directed by {person}", "{person} how many films as director",
-                unseen=("how many times has {person} been a director",), heldout=True)
-def _person_directed_count(kg: FixtureKG):
-    for name, ids in _films_of(kg, "Director").items():
-        if name in kg.persons:
-            yield Filling({"person": low(name)}, (low(name),), (len(ids),))
+def _count(kg: FixtureKG, ids: set[str]) -> tuple[int]:
+    return (len(ids),)
 
 
-def _oscar_rows(kg: FixtureKG, name: str) -> list[dict]:
-    return [row for row in kg.oscars if name in row["name"]]
+def _titles(kg: FixtureKG, ids: set[str]) -> list[str]:
+    return [m["title"] for m in kg.movies if m["id"] in ids]
 
 
-@MOVIE.template('get_person("{person}")["oscar_nominations"]',
-                "how many oscar nominations does {person} have", "how many times was {person} nominated for an oscar",
-                "{person} oscar nominations", "number of academy award nominations for {person}",
-                unseen=("how often has {person} been up for an academy award",))
-def _person_oscar_nominations(kg: FixtureKG):
-    for name in kg.persons:
-        if _oscar_rows(kg, name):
-            yield Filling({"person": low(name)}, (low(name),), (len(_oscar_rows(kg, name)),))
+MOVIE.template('get_person("{person}")["acted_movie_count"]',
+               "how many movies has {person} been in", "number of films {person} acted in",
+               "in how many movies did {person} have a role", "{person} number of movies",
+               unseen=("how many acting credits does {person} have",),
+               name="person_acted_count")(_per_filmed_person(None, _count))
 
 
-@MOVIE.template('get_person("{person}")["oscar_wins"]',
-                "how many oscars has {person} won", "how many academy awards did {person} win",
-                "{person} oscar wins", "what's the number of oscars won by {person}",
-                unseen=("how many times did {person} take home an oscar",))
-def _person_oscar_wins(kg: FixtureKG):
-    for name in kg.persons:
-        if _oscar_rows(kg, name):
-            wins = sum(row["winner"] == "True" for row in _oscar_rows(kg, name))
-            yield Filling({"person": low(name)}, (low(name),), (wins,))
+MOVIE.template('get_person("{person}")["directed_movie_count"]',
+               "how many movies has {person} directed", "how many films did {person} direct",
+               "number of movies directed by {person}", "{person} how many films as director",
+               unseen=("how many times has {person} been a director",), heldout=True,
+               name="person_directed_count")(_per_filmed_person("Director", _count))
+
+
+def _per_oscar_person(answer: Callable[[list[dict]], object]):
+    """A fill over the people the KG knows who appear in Oscar rows: `answer(rows)` is the expected value."""
+    def fill(kg: FixtureKG):
+        for name in kg.persons:
+            rows = [row for row in kg.oscars if name in row["name"]]
+            if rows:
+                yield Filling({"person": low(name)}, (low(name),), (answer(rows),))
+    return fill
+
+
+MOVIE.template('get_person("{person}")["oscar_nominations"]',
+               "how many oscar nominations does {person} have", "how many times was {person} nominated for an oscar",
+               "{person} oscar nominations", "number of academy award nominations for {person}",
+               unseen=("how often has {person} been up for an academy award",),
+               name="person_oscar_nominations")(_per_oscar_person(len))
+MOVIE.template('get_person("{person}")["oscar_wins"]',
+               "how many oscars has {person} won", "how many academy awards did {person} win",
+               "{person} oscar wins", "what's the number of oscars won by {person}",
+               unseen=("how many times did {person} take home an oscar",),
+               name="person_oscar_wins")(_per_oscar_person(lambda rows: sum(row["winner"] == "True" for row in rows)))
 
 
 def directors(movie: dict) -> list[str]:
@@ -188,15 +197,11 @@ def _crew_job(kg: FixtureKG):
                 yield Filling({"movie": low(movie["title"]), "person": low(name)}, (low(movie["title"]),), (job,))
 
 
-@MOVIE.template('get_movie_person_crew(None, "{person}")["movie_name"]',
-                "what movies has {person} directed", "which films did {person} direct",
-                "list the movies directed by {person}", "{person} filmography as director",
-                unseen=("what has {person} made as a director",))
-def _directed_movies(kg: FixtureKG):
-    for name, ids in _films_of(kg, "Director").items():
-        if name in kg.persons:
-            yield Filling({"person": low(name)}, (low(name),),
-                          tuple(m["title"] for m in kg.movies if m["id"] in ids))
+MOVIE.template('get_movie_person_crew(None, "{person}")["movie_name"]',
+               "what movies has {person} directed", "which films did {person} direct",
+               "list the movies directed by {person}", "{person} filmography as director",
+               unseen=("what has {person} made as a director",),
+               name="directed_movies")(_per_filmed_person("Director", _titles))
 
 
 @MOVIE.template('get_movie_person_crew("{movie}", None, eq(job, "Director"))["name"]\nget_person(*)["birthday"]',
@@ -272,28 +277,26 @@ def _actor_movie_count(kg: FixtureKG):
         yield Filling({"person": low(actor)}, (low(actor),), (len(every[actor]),))
 
 
-@MOVIE.template('get_movie_person_cast(None, "{person}")\nsort(None, -release_date)["movie_name"][:1]',
-                "what is the most recent movie starring {person}", "which film with {person} came out last",
-                "what's {person}'s latest movie", "{person} newest film",
-                unseen=("what was the last movie {person} was in",))
-def _actor_latest_movie(kg: FixtureKG):
-    for actor, films in _acted_in(kg).items():
-        dates = sorted((m["release_date"] for m in films), reverse=True)
-        if len(films) >= 2 and dates[0] != dates[1]:
-            latest = max(films, key=lambda m: m["release_date"])
-            yield Filling({"person": low(actor)}, (low(actor),), (latest["title"],))
+def _actor_end_movie(pick: Callable):
+    """A fill: each actor's latest (`pick` max) or first (min) film, where two films do not tie for it."""
+    def fill(kg: FixtureKG):
+        for actor, films in _acted_in(kg).items():
+            dates = sorted((m["release_date"] for m in films), reverse=pick is max)
+            if len(films) >= 2 and dates[0] != dates[1]:
+                end = pick(films, key=lambda m: m["release_date"])
+                yield Filling({"person": low(actor)}, (low(actor),), (end["title"],))
+    return fill
 
 
-@MOVIE.template('get_movie_person_cast(None, "{person}")\nsort(None, release_date)["movie_name"][:1]',
-                "what was {person}'s first movie", "which film did {person} debut in",
-                "earliest movie starring {person}", "what's the oldest film {person} acted in",
-                unseen=("what movie did {person} start their career with",), heldout=True)
-def _actor_first_movie(kg: FixtureKG):
-    for actor, films in _acted_in(kg).items():
-        dates = sorted(m["release_date"] for m in films)
-        if len(films) >= 2 and dates[0] != dates[1]:
-            first = min(films, key=lambda m: m["release_date"])
-            yield Filling({"person": low(actor)}, (low(actor),), (first["title"],))
+MOVIE.template('get_movie_person_cast(None, "{person}")\nsort(None, -release_date)["movie_name"][:1]',
+               "what is the most recent movie starring {person}", "which film with {person} came out last",
+               "what's {person}'s latest movie", "{person} newest film",
+               unseen=("what was the last movie {person} was in",), name="actor_latest_movie")(_actor_end_movie(max))
+MOVIE.template('get_movie_person_cast(None, "{person}")\nsort(None, release_date)["movie_name"][:1]',
+               "what was {person}'s first movie", "which film did {person} debut in",
+               "earliest movie starring {person}", "what's the oldest film {person} acted in",
+               unseen=("what movie did {person} start their career with",), heldout=True,
+               name="actor_first_movie")(_actor_end_movie(min))
 
 
 @MOVIE.template('ALL get_movie("{movie}")["title"]',

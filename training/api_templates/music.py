@@ -35,34 +35,28 @@ MUSIC.template('get_person("{artist}")["birth_place"]',
                unseen=("what nationality is {artist}",), name="artist_country")(_artist_field("country"))
 
 
-@MUSIC.template('get_person("{artist}")["members"]["len"]',
-                "how many members does {artist} have", "how many people are in {artist}",
-                "how many musicians are in the band {artist}", "{artist} number of members",
-                unseen=("what's the size of the band {artist}",))
-def _band_size(kg: FixtureKG):
-    for name, artist in kg.artists.items():
-        if artist.get("members"):
-            yield Filling({"artist": low(name)}, (low(name),), (len(artist["members"]),))
+def _artist_list(field_name: str, count: bool = False):
+    """A fill over the artists with a non-empty list `field_name`: its items, or (`count`) their number."""
+    def fill(kg: FixtureKG):
+        for name, artist in kg.artists.items():
+            if artist.get(field_name):
+                items = artist[field_name]
+                yield Filling({"artist": low(name)}, (low(name),), (len(items),) if count else tuple(items))
+    return fill
 
 
-@MUSIC.template('get_person("{artist}")["members"]',
-                "who are the members of {artist}", "who is in the band {artist}", "{artist} band members",
-                "who plays in {artist}", "list the members of {artist}",
-                unseen=("which musicians make up {artist}",))
-def _band_members(kg: FixtureKG):
-    for name, artist in kg.artists.items():
-        if artist.get("members"):
-            yield Filling({"artist": low(name)}, (low(name),), tuple(artist["members"]))
-
-
-@MUSIC.template('get_person("{artist}")["works"]',
-                "what songs has {artist} released", "list the works of {artist}", "{artist} discography",
-                "what music has {artist} put out", "which songs are by {artist}",
-                unseen=("name everything {artist} has recorded",))
-def _artist_works(kg: FixtureKG):
-    for name, artist in kg.artists.items():
-        if artist.get("works"):
-            yield Filling({"artist": low(name)}, (low(name),), tuple(artist["works"]))
+MUSIC.template('get_person("{artist}")["members"]["len"]',
+               "how many members does {artist} have", "how many people are in {artist}",
+               "how many musicians are in the band {artist}", "{artist} number of members",
+               unseen=("what's the size of the band {artist}",), name="band_size")(_artist_list("members", count=True))
+MUSIC.template('get_person("{artist}")["members"]',
+               "who are the members of {artist}", "who is in the band {artist}", "{artist} band members",
+               "who plays in {artist}", "list the members of {artist}",
+               unseen=("which musicians make up {artist}",), name="band_members")(_artist_list("members"))
+MUSIC.template('get_person("{artist}")["works"]',
+               "what songs has {artist} released", "list the works of {artist}", "{artist} discography",
+               "what music has {artist} put out", "which songs are by {artist}",
+               unseen=("name everything {artist} has recorded",), name="artist_works")(_artist_list("works"))
 
 
 def _song_field(field_name: str):
@@ -101,26 +95,26 @@ def _first_song(kg: FixtureKG):
             yield Filling({"artist": low(name)}, (low(name),), (min(dated)[1],))
 
 
-@MUSIC.template('get_billboard_rank({rank}, "{date}")["song"]',
-                "which song was number {rank} on the billboard hot 100 on {date}",
-                "what was at rank {rank} of the hot 100 on {date}", "hot 100 number {rank} song {date}",
-                "what song was #{rank} on billboard on {date}",
-                unseen=("which track held the number {rank} spot of the billboard chart dated {date}",),
-                name="billboard_rank_song")
-def _billboard_rank(kg: FixtureKG):
-    for row in kg.billboard:
-        yield Filling({"rank": int(row["rank"]), "date": row["date"]}, (low(row["song"]),), (row["song"],))
+def _billboard_rank(column: str):
+    """A fill over the chart rows: asked by rank and date, the row's `column` is both the entity and the answer."""
+    def fill(kg: FixtureKG):
+        for row in kg.billboard:
+            yield Filling({"rank": int(row["rank"]), "date": row["date"]}, (low(row[column]),), (row[column],))
+    return fill
 
 
-@MUSIC.template('get_billboard_rank({rank}, "{date}")["artist"]',
-                "who was the artist at number {rank} on the billboard hot 100 on {date}",
-                "which artist had the number {rank} song on the hot 100 on {date}",
-                "who was #{rank} on billboard on {date}", "artist at hot 100 rank {rank} on {date}",
-                unseen=("whose song was number {rank} on the billboard chart of {date}",),
-                name="billboard_rank_artist")
-def _billboard_artist(kg: FixtureKG):
-    for row in kg.billboard:
-        yield Filling({"rank": int(row["rank"]), "date": row["date"]}, (low(row["artist"]),), (row["artist"],))
+MUSIC.template('get_billboard_rank({rank}, "{date}")["song"]',
+               "which song was number {rank} on the billboard hot 100 on {date}",
+               "what was at rank {rank} of the hot 100 on {date}", "hot 100 number {rank} song {date}",
+               "what song was #{rank} on billboard on {date}",
+               unseen=("which track held the number {rank} spot of the billboard chart dated {date}",),
+               name="billboard_rank_song")(_billboard_rank("song"))
+MUSIC.template('get_billboard_rank({rank}, "{date}")["artist"]',
+               "who was the artist at number {rank} on the billboard hot 100 on {date}",
+               "which artist had the number {rank} song on the hot 100 on {date}",
+               "who was #{rank} on billboard on {date}", "artist at hot 100 rank {rank} on {date}",
+               unseen=("whose song was number {rank} on the billboard chart of {date}",),
+               name="billboard_rank_artist")(_billboard_rank("artist"))
 
 
 def _billboard_song(column: str, cast=int):
