@@ -27,8 +27,41 @@ class Adapter:
     path: Path
 
 
-class AdapterRegistry:
-    """Name -> resolved adapter folder and stable integer id."""
+class AdapterNames:
+    """What the pipeline asks of a profile's adapters, whatever serves them: the names, how many, the one called
+    `name`, and that every name a stage uses is configured. `_by_name` maps a name to what the backend needs."""
+
+    _by_name: dict
+    _configured_in = "llm.adapters"  # the profile key that lists them, for the error
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._by_name)
+
+    def __iter__(self):
+        return iter(self._by_name.values())
+
+    def __len__(self) -> int:
+        return len(self._by_name)
+
+    def get(self, name: str):
+        """What the adapter called `name` is to its backend; raises UnknownAdapterError naming the configured ones."""
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise UnknownAdapterError(
+                f"LoRA adapter {name!r} is not configured; the profile's {self._configured_in} has "
+                f"{sorted(self._by_name) or 'none'}") from None
+
+    def require(self, names: Iterable[str | None]) -> None:
+        """Checks that every non-None name is configured (call at start-up and before a batch runs)."""
+        for name in names:
+            if name is not None:
+                self.get(name)
+
+
+class AdapterRegistry(AdapterNames):
+    """Name -> resolved adapter folder and stable integer id (`Adapter`)."""
 
     def __init__(self, adapters: Mapping[str, str], models_dir: str):
         """Resolves every configured adapter.
@@ -52,28 +85,3 @@ class AdapterRegistry:
                     f"the {what} at {path} is not a peft adapter folder (no {ADAPTER_CONFIG}); "
                     f"train one (training/) or remove it from the profile's llm.adapters")
             self._by_name[name] = Adapter(name, int_id, path)
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(self._by_name)
-
-    def __iter__(self):
-        return iter(self._by_name.values())
-
-    def __len__(self) -> int:
-        return len(self._by_name)
-
-    def get(self, name: str) -> Adapter:
-        """The adapter called `name`; raises UnknownAdapterError naming the configured ones."""
-        try:
-            return self._by_name[name]
-        except KeyError:
-            raise UnknownAdapterError(
-                f"LoRA adapter {name!r} is not configured; the profile's llm.adapters has "
-                f"{sorted(self._by_name) or 'none'}") from None
-
-    def require(self, names: Iterable[str | None]) -> None:
-        """Checks that every non-None name is configured (call at start-up and before a batch runs)."""
-        for name in names:
-            if name is not None:
-                self.get(name)

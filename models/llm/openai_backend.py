@@ -26,16 +26,17 @@ import logging
 import os
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import requests
 
 from models.deadline import Deadline
 from models.isolation import ItemResults
+from models.llm.adapters import AdapterNames
 from models.llm.chat import ChatBackend, ChatFormatter
 from models.llm.checkpoint import resolve_checkpoint
 from models.llm.config import LLMConfig
-from models.llm.errors import BackendUnavailableError, UnknownAdapterError
+from models.llm.errors import BackendUnavailableError
 from models.llm.generator import GenerationRequest
 
 log = logging.getLogger(__name__)
@@ -46,30 +47,13 @@ ENDPOINTS = ("completions", "chat")
 _RETRYABLE = (requests.ConnectionError, requests.Timeout)
 
 
-class ServedAdapters:
-    """The adapters the pipeline may name, each a served model name (the `AdapterRegistry` interface)."""
+class ServedAdapters(AdapterNames):
+    """The adapters the pipeline may name, each mapped to its served model name (`get(name)`)."""
+
+    _configured_in = "llm.server.adapter_models"
 
     def __init__(self, adapter_models: dict[str, str]):
-        self.models = dict(adapter_models)
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(self.models)
-
-    def __len__(self) -> int:
-        return len(self.models)
-
-    def served_name(self, adapter: str) -> str:
-        try:
-            return self.models[adapter]
-        except KeyError:
-            raise UnknownAdapterError(f"LoRA adapter {adapter!r} is not configured; the profile's "
-                                      f"llm.server.adapter_models has {sorted(self.models) or 'none'}") from None
-
-    def require(self, names: Iterable[str | None]) -> None:
-        for name in names:
-            if name is not None:
-                self.served_name(name)
+        self._by_name = dict(adapter_models)
 
 
 class CallFailed(Exception):
@@ -117,7 +101,7 @@ class OpenAIGenerator(ChatBackend):
     def _check_models(self) -> None:
         served = self._served_models()
         wanted = {"llm.server.model": self.server.model,
-                  **{f"adapter {name!r}": model for name, model in self.adapters.models.items()}}
+                  **{f"adapter {name!r}": self.adapters.get(name) for name in self.adapters.names}}
         missing = {what: model for what, model in wanted.items() if model not in served}
         if missing:
             raise BackendUnavailableError(
@@ -196,7 +180,7 @@ class OpenAIGenerator(ChatBackend):
     # ------------------------------------------------------------------ one request
     def _body(self, request: GenerationRequest) -> dict | None:
         """The JSON body of one request; None when its prompt cannot fit the window."""
-        model = self.server.model if request.adapter is None else self.adapters.served_name(request.adapter)
+        model = self.server.model if request.adapter is None else self.adapters.get(request.adapter)
         body = {"model": model, "max_tokens": max(1, request.max_new_tokens)}
         if self.server.endpoint == "completions":
             prompt = self.chat.fit(request.messages, request.max_new_tokens)
