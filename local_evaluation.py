@@ -147,16 +147,12 @@ def _run_on_ray(args, config, examples, predictions, on_batch):
     env = {k: v for k, v in os.environ.items() if k.startswith("CRAG_") or k in ("OPENAI_API_KEY", "HF_HOME")}
     start_ray(None if args.ray == "local" else args.ray, args.workers, args.cpus_per_worker, env)
     try:
-        return run_predictions_ray(functools.partial(_worker_model, config), examples, predictions,
+        return run_predictions_ray(functools.partial(CragModel, config), examples, predictions,
                                    batch_size_of(config), workers=args.workers,
                                    cpus_per_worker=args.cpus_per_worker, gpus_per_worker=args.gpus_per_worker,
                                    on_batch=on_batch)
     finally:
         ray.shutdown()
-
-
-def _worker_model(config):
-    return CragModel(config)
 
 
 def build_judge(args: argparse.Namespace, model, config):

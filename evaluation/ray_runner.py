@@ -25,8 +25,7 @@ import time
 from typing import Callable, Iterable
 
 from evaluation.data import batched, grader_view
-from evaluation.runner import (PredictionLog, RunStats, answer_details, build_records, check_answer_count,
-                               still_to_ask)
+from evaluation.runner import PredictionLog, RunStats, answer_details, save_batch, still_to_ask
 
 log = logging.getLogger(__name__)
 
@@ -39,9 +38,6 @@ class EvaluationWorker:
 
     def __init__(self, build: Callable[[], object]):
         self.model = build()
-
-    def batch_size(self) -> int:
-        return self.model.get_batch_size()
 
     def answer(self, batch: dict) -> tuple[list, list[dict], list | None, float]:
         started = time.perf_counter()
@@ -113,11 +109,6 @@ def run_predictions_ray(build: Callable[[], object], examples: Iterable[dict], p
             log.warning("a batch failed on worker %d (attempt %d): %s; sending it to another", k, attempt, exc)
             submit(batch, attempt + 1, avoid=k)
             continue
-        check_answer_count(answers, len(batch["query"]))
-        records = build_records(batch, answers, elapsed / len(answers), details, model_latencies)
-        predictions.append(records)
-        stats.n_new += len(records)
-        if on_batch is not None:
-            on_batch(records)
+        save_batch(predictions, stats, batch, answers, elapsed, details, model_latencies, on_batch)
         fill()
     return stats

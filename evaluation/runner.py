@@ -106,15 +106,25 @@ def run_predictions(model, examples: Iterable[dict], predictions: PredictionLog,
     for batch in batched(still_to_ask(examples, predictions, stats), batch_size):
         started = time.perf_counter()
         answers = model.batch_generate_answer(grader_view(batch))
-        elapsed = time.perf_counter() - started
-        check_answer_count(answers, len(batch["query"]))
-        records = build_records(batch, answers, elapsed / len(answers), getattr(model, "last_answers", None),
-                                getattr(model, "last_latencies", None))
-        predictions.append(records)
-        stats.n_new += len(records)
-        if on_batch is not None:
-            on_batch(records)
+        save_batch(predictions, stats, batch, answers, time.perf_counter() - started,
+                   getattr(model, "last_answers", None), getattr(model, "last_latencies", None), on_batch)
     return stats
+
+
+def save_batch(predictions: PredictionLog, stats: RunStats, batch: dict, answers, elapsed_s: float, details=None,
+               model_latencies=None, on_batch: Callable[[list[dict]], None] | None = None) -> None:
+    """Checks a batch's answers, appends its records to `predictions` at once and counts them (`build_records`
+    for `details` and `model_latencies`).
+
+    Raises:
+        ValueError: a different number of answers than questions.
+    """
+    check_answer_count(answers, len(batch["query"]))
+    records = build_records(batch, answers, elapsed_s / len(answers), details, model_latencies)
+    predictions.append(records)
+    stats.n_new += len(records)
+    if on_batch is not None:
+        on_batch(records)
 
 
 def still_to_ask(examples: Iterable[dict], predictions: PredictionLog, stats: RunStats):
