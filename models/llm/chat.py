@@ -60,21 +60,28 @@ class ChatFormatter:
         Returns:
             The prompt text, or None when even an empty context leaves it too long.
         """
-        fitted = self.fit_messages(messages, max_new_tokens)
-        return None if fitted is None else self.render(fitted)
+        fitted = self._fit(messages, max_new_tokens)
+        return None if fitted is None else fitted[1]
 
     def fit_messages(self, messages: Sequence[dict], max_new_tokens: int) -> list[dict] | None:
         """The messages with their context cut so that, rendered, prompt + generation fit `max_model_len`
         (what a server that applies the template itself is sent); None when even an empty context is too long."""
+        fitted = self._fit(messages, max_new_tokens)
+        return None if fitted is None else fitted[0]
+
+    def _fit(self, messages: Sequence[dict], max_new_tokens: int) -> tuple[list[dict], str] | None:
+        """(the cut messages, their rendered prompt), or None."""
         budget = self.max_model_len - max_new_tokens
         messages = [dict(m) for m in messages]
         for _ in range(_FIT_ATTEMPTS):
-            excess = self.count_tokens(self.render(messages)) - budget
+            prompt = self.render(messages)
+            excess = self.count_tokens(prompt) - budget
             if excess <= 0:
-                return messages
+                return messages, prompt
             if not self._cut(messages, excess):
                 return None
-        return messages if self.count_tokens(self.render(messages)) <= budget else None
+        prompt = self.render(messages)
+        return (messages, prompt) if self.count_tokens(prompt) <= budget else None
 
     def fit_requests(self, requests: Sequence) -> list[str | None]:
         """`fit` for each `GenerationRequest`; None (logged) for one that cannot fit."""

@@ -84,12 +84,13 @@ class HFGenerator(ChatBackend):
         if tokenizer.pad_token is None:  # Llama 3 ships none; padding is masked anyway
             tokenizer.pad_token = tokenizer.eos_token
         self.chat = ChatFormatter(tokenizer, config.max_model_len)
-        if config.device_map:  # accelerate places the layers (Llama-3-8B in fp16 needs more than one 16 GB T4)
-            self.model = AutoModelForCausalLM.from_pretrained(folder, dtype=DTYPES[config.dtype],
-                                                              device_map=config.device_map)
-        else:
-            self.model = AutoModelForCausalLM.from_pretrained(folder, dtype=DTYPES[config.dtype]).to(config.device)
-        self.model.eval()  # inputs go to `model.device`: the first layer's, wherever accelerate put it
+        # device_map: accelerate places the layers (Llama-3-8B in fp16 needs more than one 16 GB T4); inputs then
+        # go to `model.device`, the first layer's, wherever it was put
+        placed = {"device_map": config.device_map} if config.device_map else {}
+        self.model = AutoModelForCausalLM.from_pretrained(folder, dtype=DTYPES[config.dtype], **placed)
+        if not config.device_map:
+            self.model.to(config.device)
+        self.model.eval()
         self._attach_adapters()
         eos = self.model.generation_config.eos_token_id
         if eos is None:
