@@ -56,6 +56,8 @@ LANGUAGE_CODES = {"en": "english", "fr": "french", "de": "german", "es": "spanis
                   "ja": "japanese", "zh": "chinese", "ko": "korean", "ru": "russian", "pt": "portuguese",
                   "hi": "hindi", "sv": "swedish", "da": "danish", "nl": "dutch", "cn": "chinese"}
 MAX_LIST_ITEM_WORDS = 5  # longer "items" are clauses of a sentence, not members of a list
+CORPORATE_SUFFIXES = frozenset("group inc incorporated corp corporation co company ltd limited plc llc ag sa se "
+                               "nv holdings".split())
 MAX_CONTAINING_WORDS = 25  # a longer prediction "containing" the gold is a different, riskier thing
 MAX_ENTITY_WORDS = 6  # longer golds are sentences: sharing no word says less about them
 
@@ -108,12 +110,39 @@ def _yes_no(query: str, gold: str, prediction: str) -> Match | None:
     said = _polarity(prediction)
     if said is None and NEGATION.search(clean(prediction)):
         said = False  # "it is not", "apple did not stop paying": a negative answer without a leading no
+    if said is None and _restates(query, prediction):
+        said = True  # "the danube flows through more countries than the rhine": the question, affirmed
     if said is None:
         return UNDECIDED
     return Match(1, "same yes/no") if said == expected else Match(0, "opposite yes/no")
 
 
+YES_NO_OPENERS = frozenset("is are was were does do did has have had can could will would".split())
+
+
+def _restates(query: str, prediction: str) -> bool:
+    """Whether the prediction is the yes/no question said as a statement: its content words are the question's
+    (a word may differ by an ending: "flows" / "flow"), in the question's order, with no negation or contrast."""
+    asked, said = words(query), words(prediction)
+    if not asked or asked[0] not in YES_NO_OPENERS or NEGATION.search(clean(prediction)) or \
+            CONTRAST.search(clean(prediction)):
+        return False
+    asked = [w for w in asked[1:] if w not in STOPWORDS]
+    said = [w for w in said if w not in STOPWORDS]
+    position = 0
+    for word in said:
+        match = next((i for i in range(position, len(asked)) if _same_word(word, asked[i])), None)
+        if match is None:
+            return False
+        position = match + 1
+    return len(said) >= max(2, len(asked) - 1)  # at most one word of the question left out
+
+
 # ---------------------------------------------------------------------------------------------- dates
+def _same_word(a: str, b: str) -> bool:
+    return a == b or min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a))
+
+
 def _date(query: str, gold: str, prediction: str) -> Match | None:
     expected = parse_date(gold)
     if expected is None or (expected.month is None and not YEAR_QUESTION.search(clean(query))):
@@ -369,13 +398,16 @@ def _partial_name(query: str, gold: str, prediction: str) -> Match | None:
 
 def _sentence_numbers(query: str, gold: str, prediction: str) -> Match | None:
     """A long gold sentence that states figures: a prediction whose figures are none of them is wrong; one
-    that states all of them in the gold's own words ("i-878 in new york, 3,696 feet") is right."""
+    that states all of them in the gold's own words ("route 9 in ohio, 1,204 feet") is right, unless one of
+    the two is negated and the other is not (a count for a gold that says "never won ... reached three finals")."""
     expected = find_numbers(gold, keep_dates=True)
     asked = {n.value for n in find_numbers(query, keep_dates=True)}
     stated = [n for n in find_numbers(prediction, keep_dates=True) if n.value not in asked]
     if not expected or not stated:
         return None
+    denies = bool(NEGATION.search(clean(gold))) != bool(NEGATION.search(clean(prediction)))  # "never won ..."
     if _content(prediction) <= _content(gold) | _content(query) and not CONTRAST.search(clean(prediction)) and \
+            not denies and \
             all(any(same_number(g, n) for n in stated) for g in expected if g.value not in asked):
         return Match(1, "the gold's figures in the gold's own words")
     if any(same_number(gold_number, n) is not False for gold_number in expected for n in stated):
@@ -391,16 +423,22 @@ def _containing(query: str, gold: str, prediction: str, text: str) -> Match:
         return Match(None, "the gold inside a long prediction")
     if NEGATION.search(text) or CONTRAST.search(text):
         return Match(None, "the gold with a negation or an alternative")
-    members = re.split(r"\s+(?:and|&)\s+", text.strip(" ."))
+    members = re.split(r",?\s+(?:and|&|plus|as well as|along with|together with|alongside)\s+", text.strip(" ."))
     if len(members) == 2 and " and " not in clean(gold) and all(len(m.split()) <= 4 for m in members):
         other = members[1] if contains_phrase(members[0], gold) else members[0]
         return Match(0, f"names another answer beside the gold ({other!r})")
     if _appositive(gold, text):
         return Match(1, "the gold answer first, then a short description")
     extra = _content(prediction) - _content(gold) - _content(query)
+    if extra and extra <= CORPORATE_SUFFIXES and _opens_with(gold, text):
+        return Match(1, "the gold company with a corporate suffix")  # "bmw group" for "bmw"
     if extra:
         return Match(None, f"the gold with other content ({', '.join(sorted(extra)[:4])})")
     return Match(1, "the gold answer, restating only the question")
+
+
+def _opens_with(gold: str, text: str) -> bool:
+    return " ".join(words(text)).removeprefix("the ").startswith(normalize_text(gold) + " ")
 
 
 def _appositive(gold: str, text: str) -> bool:

@@ -2,7 +2,9 @@
 
 One row per (question, gold answers, prediction) with a human label, `correct` or `incorrect`, a one-line
 reason, and where it came from (`source`: sample, dev, task2, task3 or hard; `origin`: a real run of this
-package or a written variant; `heldout`: written after the judge's rules were frozen, reported apart).
+package or a written variant; `heldout`: written after the judge's rules were frozen, reported apart: `true`
+for the first such batch, or the batch's name, e.g. "issue 48"). The shipped file holds no CRAG dev question
+(`dev` is for rows a user labels from their own runs on the real data).
 Each row is scored as `local_evaluation.py` scores a prediction (the V3 exact and invalid rules, then the
 judge), with no trim (the rows are short), and compared with its label:
 - agreement: the share of decided rows (not unjudged) whose outcome is the label;
@@ -40,7 +42,7 @@ class LabelledRow:
     prediction: str
     label: str
     reason: str
-    heldout: bool = False  # written after the judge's rules were frozen, to measure it on unseen rows
+    heldout: str = ""  # the batch written after the judge's rules were frozen, to measure it on unseen rows
 
 
 def load_labels(path: str | Path = LABELS_PATH) -> list[LabelledRow]:
@@ -57,7 +59,7 @@ def load_labels(path: str | Path = LABELS_PATH) -> list[LabelledRow]:
             data = json.loads(line)
             row = LabelledRow(data["source"], data["origin"], data["query"], data["gold"],
                               tuple(data.get("alt_ans") or ()), data["prediction"], data["label"], data["reason"],
-                              bool(data.get("heldout", False)))
+                              _heldout_batch(data.get("heldout", False)))
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"{path}:{number}: not a labelled row: {exc}") from exc
         problems = [f"{name} {value!r} not one of {allowed}" for name, value, allowed in (
@@ -67,6 +69,19 @@ def load_labels(path: str | Path = LABELS_PATH) -> list[LabelledRow]:
             raise ValueError(f"{path}:{number}: {', '.join(problems)}")
         rows.append(row)
     return rows
+
+
+FIRST_HELDOUT = "first"  # what `"heldout": true` names
+
+
+def _heldout_batch(value) -> str:
+    if value is True:
+        return FIRST_HELDOUT
+    if value is False or value is None:
+        return ""
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    raise TypeError(f"heldout {value!r} is not true, false or a batch name")
 
 
 def verdict_label(verdict: Verdict) -> str:
@@ -109,9 +124,13 @@ class Agreement:
         return [(row, v) for row, v in zip(self.rows, self.verdicts)
                 if verdict_label(v) not in (UNJUDGED, row.label)]
 
-    def heldout(self) -> "Agreement":
-        idx = [i for i, row in enumerate(self.rows) if row.heldout]
+    def heldout(self, batch: str = "") -> "Agreement":
+        """The held-out rows: all of them, or one batch's."""
+        idx = [i for i, row in enumerate(self.rows) if row.heldout and batch in ("", row.heldout)]
         return Agreement([self.rows[i] for i in idx], [self.verdicts[i] for i in idx])
+
+    def heldout_batches(self) -> list[str]:
+        return list(dict.fromkeys(row.heldout for row in self.rows if row.heldout))
 
     def by_source(self) -> dict[str, "Agreement"]:
         groups: dict[str, list[int]] = {}

@@ -5,7 +5,7 @@
 Scores every labelled (question, gold, prediction) as `local_evaluation.py` does (V3 exact and invalid
 rules, then the judge; no LLM) and prints: agreement on the decided rows, the undecided (unjudged) share,
 the confusion matrix, the same per source (sample, dev, task2, task3, hard) and for the held-out rows
-(written after the judge's rules were frozen), every disagreement, and every
+(written after the judge's rules were frozen), all and per batch, every disagreement, and every
 row labelled incorrect that the judge called correct. With --all it also lists the undecided rows.
 Exit status 0 when the bars hold (agreement >= 95 % on decided rows, undecided <= 10 %, no hard row
 called correct when labelled incorrect), 1 otherwise, so CI can run it.
@@ -67,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
         print(summary_line(source, part))
     if result.heldout().rows:
         print(summary_line("heldout", result.heldout()))
+        for batch in result.heldout_batches():  # each batch was measured before any rule changed for it
+            print(summary_line(f"  {batch}", result.heldout(batch)))
     false_passes = result.false_passes()
     print(f"\nlabelled incorrect, judged correct ({len(false_passes)}; hard rows must be 0):")
     print("\n".join(row_line(*pair) for pair in false_passes) or "  none")

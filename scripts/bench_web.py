@@ -13,9 +13,11 @@ embedder -> top `rerank_k` by cosine -> the same context budget (`es.*` columns)
 
 How answer-in-context recall is counted. Several gold answers are sentences, and some short ones are
 meaningless as substrings ("yes", "en", "nan"). Each question therefore gets *key strings*
-(`evaluation.context_recall.answer_keys`): for the known dev questions the entities of the gold answer, each its
-own key; otherwise one key whose spellings are the gold answer and its alternatives (found if any spelling is),
-keeping spellings of at most four words and three or more characters that are not yes/no/nan/refusals. A key
+(`evaluation.context_recall.answer_keys`, whose docstring states the rule): for a sentence-long gold answer one
+key per fact it adds to the question; otherwise one key whose spellings are the gold answer and its alternatives
+(found if any spelling is), keeping spellings of at most four words and three or more characters that are not
+yes/no/nan/refusals; or, with `--answer-keys FILE` (a JSONL file of {"interaction_id", "answer_keys"} kept beside
+the data, never in the repository), the keys written there. A key
 counts only if it occurs in the text of at least one of the question's pages (otherwise no retriever can find it;
 such keys are listed as unreachable). Recall = reachable keys found (case-insensitively) in the context / reachable
 keys, where the context is exactly what the LLM would read (`format_context`, the profile's token budget,
@@ -161,6 +163,7 @@ def run_sentence_chunks(embedder: Embedder, chunker: SentenceChunker, content: M
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", default="../shared/crag/dev_data.jsonl.bz2")
+    parser.add_argument("--answer-keys", default="", help="annotated keys per interaction_id (see above)")
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (the targets are for one core)")
     parser.add_argument("--tokenizer", default="../shared/crag/tokenizer", help="token counter for the context")
@@ -189,6 +192,9 @@ def main() -> None:
                                 max_html_chars=cfg.max_html_chars, max_page_tokens=cfg.max_page_tokens,
                                 max_table_tokens=cfg.max_table_tokens)
     examples = list(load_examples(args.data))[:args.limit]
+    annotated = context_recall.load_key_annotations(args.answer_keys) if args.answer_keys else {}
+    examples = [e | {"answer_keys": annotated[e["interaction_id"]]} if e["interaction_id"] in annotated else e
+                for e in examples]
     print(f"task={args.task} profile={config.name} backend={cfg.extraction_backend} prefilter_k={cfg.prefilter_k} "
           f"recall_k={cfg.recall_k} rerank_k={cfg.rerank_k} context={cfg.context_max_tokens} tokens, "
           f"threads={args.threads}, {len(examples)} questions; times are CPU ms (process time: what one "

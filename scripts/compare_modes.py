@@ -82,8 +82,8 @@ def records(run_dir: Path) -> list[dict]:
 
 
 def keys_of(record: dict) -> list:
-    return answer_keys({"interaction_id": record.get("interaction_id"), "answer": record.get("gold", ""),
-                        "alt_ans": record.get("alt_ans") or []})
+    return answer_keys({"query": record.get("query", ""), "answer": record.get("gold", ""),
+                        "alt_ans": record.get("alt_ans") or [], "question_type": record.get("question_type")})
 
 
 def attempt_texts(record: dict) -> list[str]:

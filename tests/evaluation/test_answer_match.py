@@ -74,10 +74,21 @@ def test_a_bare_year_gold_is_a_number_unless_the_question_asks_for_a_year():
     ("yes", "No, the statue is taller.", 0),
     ("yes", "It is not.", 0),
     ("no", "Nope", 1),
-    ("yes", "Office 2019 supports more languages.", None),
+    ("yes", "The new edition supports more languages.", None),  # not the question said back
 ])
 def test_yes_no(gold, prediction, expected):
     assert score("is it so?", gold, prediction) == expected
+
+
+@pytest.mark.parametrize("prediction,expected", [
+    ("The Loire flows through more regions than the Seine.", 1),  # the question, affirmed ("flows" / "flow")
+    ("The Seine flows through more regions than the Loire.", None),  # its sides swapped: not a restatement
+    ("The Loire does not flow through more regions than the Seine.", 0),  # negated: the opposite
+    ("The Loire flows through more regions, but the Seine is longer.", None),  # a contrast
+    ("The Loire is longer.", None),  # another claim
+])
+def test_a_yes_no_question_said_back_as_a_statement_is_a_yes(prediction, expected):
+    assert score("does the loire flow through more regions than the seine?", "yes", prediction) == expected
 
 
 @pytest.mark.parametrize("gold,prediction,expected", [
@@ -132,6 +143,9 @@ def test_comparison_options(gold, prediction, expected):
     ("who directed it?", "bong joon ho", "Bong Joon-ho", 1),
     ("who directed it?", "bong joon ho", "Parasite", 0),
     ("which countries border portugal?", "spain", "Spain and France", 0),
+    ("which country borders portugal?", "spain", "Spain, together with France.", 0),  # a co-answer, not a description
+    ("who makes the golf?", "volkswagen", "Volkswagen Group", 1),  # a corporate suffix
+    ("who makes the golf?", "volkswagen", "Volkswagen Group and Audi", 0),
     ("what language is it in?", "en", "English", 1),  # the movie KG's language codes
     ("what language is it in?", "en", "French", 0),
     ("what language is it in?", "xx", "French", None),  # an unknown two-letter code is no name to compare
@@ -146,3 +160,13 @@ def test_entities(query, gold, prediction, expected):
 def test_every_verdict_has_a_reason():
     verdict = match_answer(INCEPTION, "2010-07-15", "16 July 2010")
     assert verdict.reason == "a different date (2010-07-16, gold 2010-07-15)"
+
+
+def test_figures_alone_do_not_restate_a_gold_that_denies_the_question():
+    query, gold = "how many times has canada won the world cup?", "canada has never won the world cup despite reaching two finals."
+    assert score(query, gold, "Never won, despite reaching two finals") == 1
+    assert score(query, gold, "Two times") is None  # the finals' count given as wins: not the gold's fact
+    query, gold = "how long is the canal and has it ever been closed?", "the canal is 193 km long and has never been closed."
+    assert score(query, gold, "It is 193 km long and has never been closed.") == 1
+    assert score(query, gold, "It is 193 km long and has been closed.") is None
+
