@@ -324,7 +324,7 @@ def _options(query: str) -> list[str]:
     parts = re.split(r"\s+or\s+", pieces[-1].strip(" ?."))
     if len(parts) != 2 or not all(words(p) for p in parts):
         return []
-    if len(pieces) == 1:  # "is dreamworks owned by time warner or universal pictures?": as long as the second
+    if len(pieces) == 1:  # "is pixar owned by warner bros or walt disney?": as long as the second
         parts[0] = " ".join(words(parts[0])[-len(words(parts[1])):])
     return [normalize_text(p) for p in parts]
 
@@ -351,7 +351,7 @@ def _comparison(query: str, gold: str, prediction: str) -> Match | None:
         return Match(0, f"names the other option ({other!r})")
     said, gold_words, other_words = _content(prediction), _content(gold), _content(other)
     if said and said <= gold_words - other_words and len(words(prediction)) <= 4:
-        return Match(1, "a short form of the gold option")  # "universal" for "universal pictures"
+        return Match(1, "a short form of the gold option")  # "disney" for "walt disney"
     return None
 
 
@@ -442,7 +442,7 @@ def _opens_with(gold: str, text: str) -> bool:
 
 
 def _appositive(gold: str, text: str) -> bool:
-    """"Ottawa, Ontario", "Salesforce (CRM)", "Kilimanjaro in Tanzania": the answer opens with the gold, and
+    """"Ottawa, Ontario", "Oracle (ORCL)", "Kilimanjaro in Tanzania": the answer opens with the gold, and
     what follows is a short description in brackets, after a comma or a short "in <place>", without figures
     (a wrong year in brackets is a wrong answer)."""
     found = re.match(r"(?:the\s+)?" + r"[\W_]+".join(map(re.escape, normalize_text(gold).split())) + r"\b(.*)$", text)

@@ -7,7 +7,7 @@ package ships no CRAG gold answers, so it ships no keys for them either):
 - A short gold answer (at most four words): one key whose spellings are the gold answer and its alternatives
   of at most four words (found if any spelling is), dropping yes/no/nan/refusals.
 - A sentence: one key per fact the sentence adds to the question. The sentence is cut into pieces at
-  punctuation (a comma inside a number such as "3,696" is not a cut) and at linking words ("and", "or",
+  punctuation (a comma inside a number such as "1,204" is not a cut) and at linking words ("and", "or",
   "with", "by", "in", "of", ...); in each piece the stop words and the words the question already has (same
   word, or one is a prefix of the other: "yields" / "yield") are dropped, and each remaining run of
   consecutive words is a key when it has two or more words, holds a digit, or is all that is left of its
@@ -38,7 +38,7 @@ STOP_WORDS = frozenset(
     "not no never despite though although".split())
 # Linking words that end one fact and start the next ("route 9 in ohio", "acme, globex, and initech").
 LINK_WORDS = frozenset("and or with by in of from for".split())
-# Clause punctuation; a comma between digits ("3,696") or a point inside a number is part of the number.
+# Clause punctuation; a comma between digits ("1,204") or a point inside a number is part of the number.
 _CUTS = re.compile(r"(?<!\d)[,.](?!\d)|,(?=\s)|[;:()\[\]!?\"]|\.$")
 _WORD = re.compile(r"[a-z0-9][a-z0-9&'.%$,-]*[a-z0-9%]|[a-z0-9]")
 

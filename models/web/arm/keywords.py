@@ -3,7 +3,8 @@
 - `llm` (the paper's way; g4dn): the model writes the keywords on one line separated by `|`
   (`prompts/arm_keywords.txt`), parsed by `parse_keywords`; an empty or failed row falls back to `lexical`.
 - `lexical` (CPU profile): the runs of content words between stop words and punctuation, in question order
-  ("which companies have the highest level of dividend yield?" -> companies | highest level | dividend yield).
+  ("which airlines have the lowest rate of flight cancellations?" -> airlines | lowest rate | flight
+  cancellations).
   A 135M model does not follow the `a | b | c` format reliably; this needs no model call, and the
   constrained rewrite that follows still runs on the LLM.
 """
