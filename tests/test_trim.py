@@ -19,7 +19,8 @@ LONG_ANSWER = ("The Golden State Warriors beat the Los Angeles Lakers 123 to 109
 @pytest.fixture(scope="module")
 def real():
     if not (TOKENIZER_DIR / "tokenizer.json").exists():
-        pytest.skip("the grader tokenizer is not available")
+        pytest.skip("the grader's tokenizer ../shared/crag/tokenizer is not on this machine "
+                    "(not shipped in the repository)")
     from tokenizers import Tokenizer
 
     return Tokenizer.from_file(str(TOKENIZER_DIR / "tokenizer.json"))
@@ -56,7 +57,8 @@ def test_rule_trim_is_conservative_on_the_long_answer(real):
 
 def test_rule_trim_never_keeps_more_than_75_real_tokens_on_dev_prose(real):
     if not DEV_FILE.exists():
-        pytest.skip("the dev file is not available")
+        pytest.skip("the CRAG dev file ../shared/crag/dev_data.jsonl.bz2 is not on this machine "
+                    "(not shipped in the repository)")
     texts = []
     with bz2.open(DEV_FILE, "rt") as handle:
         for line in handle:

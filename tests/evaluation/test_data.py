@@ -28,7 +28,8 @@ def jsonl(rows) -> bytes:
 
 def test_real_dev_file_old_schema():
     if not DEV_FILE.exists():
-        pytest.skip("the dev file is not available")
+        pytest.skip("the CRAG dev file ../shared/crag/dev_data.jsonl.bz2 is not on this machine "
+                    "(not shipped in the repository)")
     stats = LoadStats()
     examples = list(load_examples(DEV_FILE, stats))
     assert len(examples) == 10 and stats.n_examples == 10 and stats.n_skipped == 0

@@ -13,7 +13,7 @@ import pytest
 from evaluation.data import DEFAULT_DATA_PATH, load_examples
 from evaluation.runner import PredictionLog, run_predictions
 from models.config import REPO_ROOT
-from tests.packaged import missing_packaged_model
+from tests.packaged import missing_installed
 
 SAMPLE = str(REPO_ROOT / DEFAULT_DATA_PATH)
 
@@ -21,7 +21,7 @@ SAMPLE = str(REPO_ROOT / DEFAULT_DATA_PATH)
 @pytest.fixture(scope="module")
 def ray_cluster():
     if importlib.util.find_spec("ray") is None:
-        missing_packaged_model("ray is not installed (requirements-cpu.txt)")
+        missing_installed("ray is not installed (requirements-cpu.txt)")
     import ray
 
     from evaluation.ray_runner import start_ray

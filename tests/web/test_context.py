@@ -49,7 +49,8 @@ class LlamaTokens:
         return self.tokenizer.decode(self.tokenizer.encode(text, add_special_tokens=False).ids[:max_tokens])
 
 
-@pytest.mark.skipif(not GRADER_TOKENIZER.exists(), reason="grader tokenizer not available")
+@pytest.mark.skipif(not GRADER_TOKENIZER.exists(), reason="the grader's tokenizer ../shared/crag/tokenizer is not "
+                                                           "on this machine (not shipped in the repository)")
 @pytest.mark.parametrize("budget", [7, 50, 333, 1000])
 def test_budget_in_real_llama_tokens(budget):
     counter = LlamaTokens(GRADER_TOKENIZER)

@@ -7,13 +7,13 @@ import pytest
 
 from models.web.main_content import MainContentConfig, extract_main_content
 from models.web.sentence_chunker import SentenceChunkConfig, SentenceChunker, is_question
-from tests.packaged import missing_packaged_model
+from tests.packaged import missing_installed
 
 
 def needs(module: str) -> None:
     """Skip without `module` locally; in CI (CI=true), where requirements are installed, fail instead."""
     if importlib.util.find_spec(module) is None:
-        missing_packaged_model(f"{module} is in the requirements but not installed")
+        missing_installed(f"{module} is in the requirements but not installed")
 
 
 ARTICLE = """<html><head><title>t</title></head><body>
