@@ -106,13 +106,13 @@ def _states_all(unit_words: Sequence[str], wanted: Sequence[str]) -> bool:
 
 def _mentions(unit: str, phrase_words: Sequence[str]) -> bool:
     """Whether `unit` names the phrase: its distinctive words all there, as words or (5+ letters) inside a
-    longer name ("universal" in "NBCUniversal"); a phrase of generic words only must be there whole."""
+    longer name ("mobil" in "ExxonMobil"); a phrase of generic words only must be there whole."""
     words = _words(unit)
     joined = " ".join(words)
     distinctive = [w for w in phrase_words if w not in _GENERIC] or list(phrase_words)
     if not distinctive:
         return False
-    if len(distinctive) > 1:  # a name of several words stands together ("time warner", not "time" ... "warner")
+    if len(distinctive) > 1:  # a name of several words stands together ("home depot", not "home" ... "depot")
         return f" {' '.join(distinctive)} " in f" {joined} "
     w = distinctive[0]
     return w in words or (len(w) >= 5 and any(w in token and token != w for token in words))
@@ -169,7 +169,7 @@ def _safe_date(year: int, month: int, day: int) -> date | None:
 
 def quantities_in(text: str, skip: Sequence[str] = ()) -> list[tuple[float, str]]:
     """Numbers with their scale ("$3.06 trillion", "330 m", "2.81T") in `text`, as written; years, dates and the
-    numbers in `skip` (the options' own, "Office 2019") left out."""
+    numbers in `skip` (the options' own, "iPhone 15") left out."""
     dated = [m.span() for pattern in (_ISO, _MDY, _DMY) for m in pattern.finditer(text)]
     out = []
     for m in _QUANTITY.finditer(text):
@@ -209,7 +209,7 @@ def check_choice(question: str, evidence: Sequence[str], facts: int = 0) -> Comp
 
 
 def _attribute_words(question: str, options: list[str], comparative: str) -> set[str]:
-    """The words naming what is compared ("market cap"): the question's own, less the options, the comparative
+    """The words naming what is compared ("top speed"): the question's own, less the options, the comparative
     and the kind of thing asked about ("which river is longer": a river is not an attribute)."""
     words = _words(question)
     kind_noun = words[1] if len(words) > 1 and words[0] in ("which", "what") else ""

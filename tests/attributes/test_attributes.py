@@ -9,6 +9,7 @@ import pytest
 from models.attributes import (AttributeConfig, AttributeDataError, AttributePredictor, LLMAttributePredictor,
                                binary_label, load_attribute_labels, load_or_train)
 from models.attributes.llm import parse_vote, vote
+from models.paths import resolve_repo_path
 from tests.stand_ins import ReplyingGenerator, user_text
 
 EXAMPLES = [("who wrote hamlet?", "static"), ("what year did ww2 end?", "static"), ("who painted guernica?", "static"),
@@ -28,10 +29,12 @@ def test_bundled_training_data_is_usable_and_never_contains_evaluation_questions
     assert labels.count("dynamic") >= 100
     sample, _ = load_attribute_labels(["data/sample/crag_sample.jsonl"])
     assert not {t.lower() for t in sample} & {t.lower() for t in texts}
-    dev = ["what company in the dow jones is the best performer today?",
-           "which company have larger market cap, plya or seatw?", "what is the shortest highway in the us in feet?",
-           "how many times has rory mcilroy won the masters tournament?"]
-    assert not set(dev) & {t.lower() for t in texts}
+    dev_file = resolve_repo_path("../shared/crag/dev_data.jsonl.bz2")  # CRAG's dev questions, read here, never copied
+    if dev_file.exists():
+        from evaluation.data import load_examples
+
+        dev = {" ".join(e["query"].lower().split()) for e in load_examples(dev_file)}
+        assert len(dev) == 10 and not dev & {" ".join(t.lower().split()) for t in texts}
 
 
 def test_loader_skips_unlabelled_rows_and_rejects_bad_files(tmp_path):

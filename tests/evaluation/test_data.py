@@ -2,6 +2,7 @@
 import bz2
 import io
 import json
+import re
 import tarfile
 from pathlib import Path
 
@@ -14,7 +15,7 @@ DEV_FILE = resolve_repo_path("../shared/crag/dev_data.jsonl.bz2")
 
 
 def row(i: int, **fields) -> dict:
-    base = {"interaction_id": f"id-{i}", "query": f"question {i}?", "query_time": "02/28/2024, 10:04:54 PT",
+    base = {"interaction_id": f"id-{i}", "query": f"question {i}?", "query_time": "01/15/2024, 09:12:33 PT",
             "answer": f"answer {i}", "alt_ans": [f"alt {i}"], "domain": "Movie", "question_type": "simple",
             "static_or_dynamic": "static", "popularity": "head", "split": 0,
             "search_results": [{"page_name": "p", "page_url": "u", "page_snippet": "s", "page_result": "",
@@ -38,7 +39,10 @@ def test_real_dev_file_old_schema():
         assert example["alt_ans"] == [] and example["popularity"] == "" and example["split"] == 1
         assert len(example["search_results"]) == 5
     assert [e["answer"] for e in examples].count("nan") == 1
-    assert examples[0]["interaction_id"] == "3dbed55e-66a3-4dcd-907d-096f49387e41"
+    ids = [e["interaction_id"] for e in examples]
+    with bz2.open(DEV_FILE, "rt", encoding="utf-8") as handle:  # read here, never copied into the repository
+        assert ids == [json.loads(line)["interaction_id"] for line in handle if line.strip()]  # as given, in order
+    assert len(set(ids)) == 10 and all(re.fullmatch(r"[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}", i) for i in ids)
 
 
 def test_new_and_old_schema_normalise_alike(tmp_path):

@@ -22,7 +22,7 @@ Final answer: 1997"""
     ("...\nFalse premise: yes\nFinal answer: Invalid question", "invalid question", True),
     ("False premise: yes\nFinal answer: Paris", "invalid question", True),
     ("False premise: no\nFinal answer: I don't know, the references say nothing", "i don't know", False),
-    ("Final answer: <the answer in as few words as possible>\n...\n**Final answer:** Salesforce", "Salesforce", None),
+    ("Final answer: <the answer in as few words as possible>\n...\n**Final answer:** HubSpot", "HubSpot", None),
     ("## Final Answer: \"Christopher Nolan\"", "Christopher Nolan", None),
 ])
 def test_parse_reasoning(output, answer, premise):
@@ -59,7 +59,7 @@ def test_reasoner_parses_and_falls_back_to_the_summarizer():
     def reply(request):
         text = user_text(request)
         if text.startswith("Question:"):  # the backup prompt
-            return "Salesforce" if "crm" in text else "I'm not sure"
+            return "HubSpot" if "crm" in text else "I'm not sure"
         if "which crm" in text:
             return "- Does the question have a false premise? no\n- What is the final answer? it is... (cut)"
         if "who made it" in text:
@@ -67,22 +67,22 @@ def test_reasoner_parses_and_falls_back_to_the_summarizer():
         return GOOD
     generator = ReplyingGenerator(reply)
     reasoner = Reasoner(ReasoningConfig(enabled=True), generator)
-    refs = [References(web=("Salesforce is a CRM company",)), References(), References(tables=("| y |",))]
+    refs = [References(web=("HubSpot is a CRM company",)), References(), References(tables=("| y |",))]
     results = reasoner.answer(["which crm is largest?", "who made it?", "what year?"], ["t"] * 3, refs)
-    assert results[0] == ReasonedAnswer("Salesforce", "backup", results[0].output)
+    assert results[0] == ReasonedAnswer("HubSpot", "backup", results[0].output)
     assert results[1].answer == "i don't know" and results[1].source == "backup"
     assert results[2] == ReasonedAnswer("1997", "reasoning", GOOD)
     assert generator.calls == 2  # one reasoning batch, one backup batch
 
 
 def test_timed_out_reasoning_is_summarized_from_the_references():
-    generator = ReplyingGenerator(lambda request: "Salesforce")
+    generator = ReplyingGenerator(lambda request: "HubSpot")
     reasoner = Reasoner(ReasoningConfig(enabled=True, backup=BackupConfig(reserve_s=5.0)), generator)
     # 4 s left, 5 s reserved: the reasoning requests cannot start; the summarizer still runs in time.
-    results = reasoner.answer(["which crm?"], ["t"], [References(web=("Salesforce is a CRM",))], Deadline(4.0))
-    assert results == [ReasonedAnswer("Salesforce", "backup", "")]
+    results = reasoner.answer(["which crm?"], ["t"], [References(web=("HubSpot is a CRM",))], Deadline(4.0))
+    assert results == [ReasonedAnswer("HubSpot", "backup", "")]
     backup_prompt = user_text(generator.requests[-1])
-    assert "Salesforce is a CRM" in backup_prompt  # material = the references
+    assert "HubSpot is a CRM" in backup_prompt  # material = the references
 
 
 def test_without_backup_an_unparsable_output_is_i_dont_know():

@@ -27,13 +27,13 @@ def test_rows_compare_both_retrievers_and_the_arm_ablations():
 
 
 def test_sweep_reweights_the_stored_scores():
-    parents = (Chunk("alpha", "u", "text"), Chunk("xerox", "u", "text"))
+    parents = (Chunk("alpha", "u", "text"), Chunk("costco", "u", "text"))
     scores = ObjectScores(lexical=np.array([0.0, 1.0]), cosine=np.array([1.0, 0.0]))
-    question = bench.Question(SimpleNamespace(interaction_id="q"), [("xerox",)])
+    question = bench.Question(SimpleNamespace(interaction_id="q"), [("costco",)])
     row = bench.Row("arm", scores=[(scores, parents)])
     lines = bench.sweep_lines(row, [question], WordGenerator(), 100, (1,))
     cells = lines[2].strip("|").split("|")
-    assert cells[1].strip() == "0" and cells[-1].strip() == "1"  # w=0: cosine picks alpha; w=1: lexical xerox
+    assert cells[1].strip() == "0" and cells[-1].strip() == "1"  # w=0: cosine picks alpha; w=1: lexical costco
 
 
 def test_structure_line_reports_solve_and_compatibility_times_apart():

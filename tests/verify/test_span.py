@@ -1,7 +1,8 @@
 """The answer span by question kind, and the checks that need the model's sentence (verify/span.py).
 
-The sentences are SmolLM2-135M's own outputs from runs of this package on the bundled sample and the real
-dev questions; the expected spans are what CRAG's gold style asks for.
+The sentences are SmolLM2-135M's own outputs from runs of this package on the bundled sample, and hand-written
+ones of the same shapes (no CRAG dev text: the dev questions stay held out); the expected spans are what CRAG's
+gold style asks for.
 """
 import pytest
 
@@ -11,8 +12,8 @@ from models.verify.span import Span, extract, question_kind, stands_alone, value
 
 @pytest.mark.parametrize("question,kind", [
     ("which movie came out earlier, the matrix or fight club?", "choice"),
-    ("is dreamworks animation owned by time warner or universal pictures?", "choice"),
-    ("is microsoft office 2019 available in more languages than office 2013?", "yes/no"),
+    ("is lucasfilm owned by sony pictures or walt disney?", "choice"),
+    ("is windows 11 available in more languages than windows 10?", "yes/no"),
     ("what was the score of arsenal's match against liverpool on 2024-02-04?", "score"),
     ("in what year was the song bohemian rhapsody released?", "year"),
     ("when was the movie inception released?", "date"),
@@ -20,8 +21,8 @@ from models.verify.span import Span, extract, question_kind, stands_alone, value
     ("what was the closing price of aapl on 2024-02-27?", "number"),
     ("what was the budget of inception?", "number"),
     ("which countries border switzerland?", "names"),
-    ("name three celebrities who have been involved in collaborations with beauty brands.", "names"),
-    ("which company has the largest market cap?", "number"),
+    ("name three athletes who have launched clothing lines with sportswear brands.", "names"),
+    ("which bank has the biggest market cap?", "number"),
     ("in which country was the founder of spacex born?", "place"),
     ("where was jeff bezos born?", "place"),
     ("who directed the movie that won best picture at the 2020 oscars?", "name"),
@@ -53,8 +54,8 @@ def test_the_question_says_what_kind_of_answer_it_wants(question, kind):
     ("how much dividend per share did microsoft pay in february 2024?",
      "Microsoft paid a quarterly dividend of $0.75 per share in February 2024.", "$0.75"),
     ("which movie came out earlier, the matrix or fight club?", "The Matrix (1999)", "the matrix"),
-    ("is dreamworks animation owned by time warner or universal pictures?",
-     "DreamWorks Animation is owned by Universal Pictures.", "universal pictures"),
+    ("is lucasfilm owned by sony pictures or walt disney?",
+     "Lucasfilm is owned by Walt Disney.", "walt disney"),
     ("what is the name of taylor swift's first album?", 'Her first album was called "Fearless".', "Fearless"),
     ("is the eiffel tower in paris?", "Yes, it is.", "yes"),
     ("who won the oscar for best actor in 2012?", "jean dujardin", "jean dujardin"),  # lower case: no capitals
@@ -67,8 +68,8 @@ def test_the_span_is_taken_from_the_models_sentence(question, sentence, span):
 @pytest.mark.parametrize("question,sentence", [
     ("how many members are in the band coldplay?", "The answer is 16:33:02"),  # a time is not a count
     ("when did apple stop paying dividends in 2023?", "Apple stopped paying dividends in 2023."),  # only its year
-    ("which companies have the highest level of dividend yield?",
-     "The highest-dividend stocks are those with the highest dividend yield."),  # a tautology names no company
+    ("which retailers have the widest profit margins?",
+     "The widest-margin stocks are those with the widest profit margins."),  # a tautology names no retailer
 ])
 def test_a_sentence_without_the_asked_kind_has_no_span(question, sentence):
     assert extract(question, sentence).text == ""
@@ -88,8 +89,8 @@ def test_a_bare_year_for_when_is_widened_to_the_full_date_of_the_structured_fact
 
 
 def test_headings_and_counts_of_something_else_are_refused_with_the_reason():
-    heading = extract("what company in the dow jones is the best performer today?",
-                      "Dow Jones Utilities Average Companies | Dow Jones Industrial Average Companies | Dow")
+    heading = extract("which stock in the ftse 100 rose the most this week?",
+                      "FTSE 100 Mining Companies | FTSE 100 Banking Companies | FTSE")
     assert heading.text == "" and "heading" in heading.refusal
     other = extract("how many nba mvp awards has lionel messi won?", "Lionel Messi has won 10 Ballon d'Or awards.")
     assert "counts something the question does not ask about" in other.refusal
@@ -98,14 +99,14 @@ def test_headings_and_counts_of_something_else_are_refused_with_the_reason():
 
 
 @pytest.mark.parametrize("span,evidence,alone", [
-    (Span("number", "10"), "finishing in the top 10 in each of his last four appearances", False),
-    (Span("number", "10"), "He finished top-10 in each of the four tournaments", False),
+    (Span("number", "10"), "placing in the top 10 in every one of her last three races", False),
+    (Span("number", "10"), "She placed top-10 in all three of the spring races", False),
     (Span("number", "10"), "his 10th title", False),
     (Span("number", "10"), "He has won 10 times.", True),
     (Span("number", "$160,000,000"), "Its budget was $160000000.", True),
-    (Span("phrase", "Hebrew"), "Are there things in the Hebrew Bible that support it?", False),
-    (Span("phrase", "Hebrew"), "The film was shot in Hebrew and English.", True),
-    (Span("name", "David Caballero"), "10 Actors Who Played A Villain By David Caballero Published Jun 10, 2021", False),
+    (Span("phrase", "Latin"), "Is anything in the Latin Vulgate said about it?", False),
+    (Span("phrase", "Latin"), "The film was shot in Latin and Aramaic.", True),
+    (Span("name", "Maria Lindqvist"), "12 Singers Who Became Actors By Maria Lindqvist Published Mar 3, 2022", False),
     (Span("name", "Bong Joon-ho"), "Its director, Bong Joon Ho, accepted four statuettes.", True),
     (Span("names", "France and Italy"), "It borders France and Italy.", True),
     (Span("names", "France and Spain"), "It borders France and Italy.", False),
@@ -123,8 +124,8 @@ def test_a_span_must_stand_alone_in_the_evidence(span, evidence, alone):
     ("when was the movie inception released?", "2010-07-15", True),
     ("who won the oscar for best actor in 2012?", "Jean Dujardin", True),
     ("who won the oscar for best actor in 2012?", "2012", False),
-    ("which companies have the highest level of dividend yield?", "0.46, 0.46 and 0.46", False),
-    ("which companies have the highest level of dividend yield?", "Apple, Altria and AT&T", True),
+    ("which retailers have the widest profit margins?", "0.31, 0.31 and 0.31", False),
+    ("which retailers have the widest profit margins?", "Costco, Walmart and H&M", True),
 ])
 def test_a_kg_value_must_be_the_kind_of_answer_the_question_asks_for(question, value, fits):
     assert (value_fits(question_kind(question), value, question) == "") is fits
@@ -137,8 +138,8 @@ def test_a_kg_date_answers_a_what_year_question_with_its_year():
 
 
 def test_a_kg_value_the_program_names_itself_is_an_echo_not_an_answer():
-    question = "who was the first actor to play the role of a comic book villain in a live-action movie?"
-    echo = value_fits("name", "Heath Ledger", question, _calls('get_person("heath ledger")["name"]', "movie"))
+    question = "who directed the first harry potter movie?"
+    echo = value_fits("name", "Chris Columbus", question, _calls('get_person("chris columbus")["name"]', "movie"))
     assert "program's own argument" in echo
     oscar = ({"function": "get_movie_person_oscar", "arguments": [None, None, [
         {"op": "eq", "key": "year", "value": 2012}, {"op": "eq", "key": "category", "value": "best actor"}]],

@@ -19,28 +19,28 @@ def needs(module: str) -> None:
 ARTICLE = """<html><head><title>t</title></head><body>
 <header><nav><a href="/">Home</a> | <a href="/news">News</a> | <a href="/sports">Sports</a></nav></header>
 <div class="cookie">We use cookies. Accept all cookies to continue browsing.</div>
-<article><h1>DreamWorks Animation acquired</h1>
-<p>DreamWorks Animation is an American animation studio. It has been a subsidiary of Universal Pictures since
-2016, when Comcast's NBCUniversal bought it for 3.8 billion dollars.</p>
-<p>The studio was founded in 1994 as a division of DreamWorks Pictures. Its first film was Antz, released in
-1998. Shrek followed in 2001 and won the first Academy Award for Best Animated Feature.</p>
-<table><tr><th>Year</th><th>Film</th></tr><tr><td>1998</td><td>Antz</td></tr><tr><td>2001</td><td>Shrek</td></tr></table>
+<article><h1>Rovio Entertainment acquired</h1>
+<p>Rovio Entertainment is a Finnish video game developer. It has been a subsidiary of Sega Sammy Holdings since
+2023, when the Japanese group bought it for 706 million euros.</p>
+<p>The company was founded in 2003 by three students in Espoo. Its first hit was Angry Birds, released in
+2009. Bad Piggies followed in 2012 and topped the paid charts of the App Store within three days.</p>
+<table><tr><th>Year</th><th>Game</th></tr><tr><td>2009</td><td>Angry Birds</td></tr><tr><td>2012</td><td>Bad Piggies</td></tr></table>
 <table><tr><td></td></tr></table>
 </article>
 <footer><p>Copyright 2024 Example Media. All rights reserved. Privacy policy. Terms of use. Contact us.</p>
-<ul><li><a href="/a">Related: ten best cartoons</a></li><li><a href="/b">Related: top studios</a></li></ul></footer>
+<ul><li><a href="/a">Related: ten best mobile games</a></li><li><a href="/b">Related: top developers</a></li></ul></footer>
 </body></html>"""
 
 
 def test_trafilatura_keeps_the_article_and_drops_boilerplate():
     needs("trafilatura")
-    content = extract_main_content(ARTICLE, "DreamWorks", MainContentConfig(min_chars=50))
+    content = extract_main_content(ARTICLE, "Rovio", MainContentConfig(min_chars=50))
     text = "\n".join(content.paragraphs)
     assert content.source == "trafilatura"
-    assert "subsidiary of Universal Pictures since 2016" in text and "Shrek followed in 2001" in text
-    assert "Copyright" not in text and "Related: ten best cartoons" not in text and "Sports" not in text
-    assert content.tables == ("Page name: DreamWorks\n| Year | Film |\n| --- | --- |\n| 1998 | Antz |\n"
-                              "| 2001 | Shrek |",)  # whole, as Markdown; the empty table dropped
+    assert "subsidiary of Sega Sammy Holdings since 2023" in text and "Bad Piggies followed in 2012" in text
+    assert "Copyright" not in text and "Related: ten best mobile games" not in text and "Sports" not in text
+    assert content.tables == ("Page name: Rovio\n| Year | Game |\n| --- | --- |\n| 2009 | Angry Birds |\n"
+                              "| 2012 | Bad Piggies |",)  # whole, as Markdown; the empty table dropped
 
 
 @pytest.mark.parametrize("html", ["", "\x00\x00", "<html><body><p>short</p></body></html>", "<<<>>>" * 1000,
@@ -58,8 +58,8 @@ def test_page_token_cap():
 
 
 @pytest.mark.parametrize("sentence, question", [
-    ("Who founded DreamWorks?", True), ("What is it", True), ("Island nations are many.", False),
-    ("Does it work.", True), ("It does?", True), ("The studio was founded in 1994.", False), ("“How fast is it", True)])
+    ("Who founded Rovio?", True), ("What is it", True), ("Island nations are many.", False),
+    ("Does it work.", True), ("It does?", True), ("The company was founded in 2003.", False), ("“How fast is it", True)])
 def test_is_question(sentence, question):
     assert is_question(sentence) is question
 

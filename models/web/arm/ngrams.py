@@ -1,13 +1,13 @@
 """What a question's pages hold, as word n-grams (ARM §3.1): the vocabulary the aligned keywords must come from.
 
-Words are lower-cased runs of letters and digits, with inner `& ' . -` kept ("at&t", "o'neal", "i-878",
+Words are lower-cased runs of letters and digits, with inner `& ' . -` kept ("p&g", "o'neal", "sr-71",
 "3.5"), so an n-gram is a phrase a reader would recognise in the page. The index holds every 1..`max_n`-gram of
 every object (n-grams do not cross a line: a table row or a text line is a unit), and for each n-gram the
 objects holding it.
 
 `related(keyword)` is the CPU profile's candidate set for the constrained rewrite: the n-grams sharing a word
-stem (its first `stem_chars` letters) with the keyword, so a 135M model chooses among "celebrity", "celebs",
-"celebrity beauty brands" for "celebrities" rather than among every phrase of five pages. Candidates are
+stem (its first `stem_chars` letters) with the keyword, so a 135M model chooses among "photograph", "photos",
+"photograph editing apps" for "photographs" rather than among every phrase of five pages. Candidates are
 `informative`: no stop word at either end, no leading number unless the keyword has one. Every candidate is an
 n-gram of the index either way, which is what the constraint guarantees.
 """
@@ -53,7 +53,7 @@ def informative(gram: str, numbers: bool = False) -> bool:
 
 
 def stem(word: str, chars: int) -> str:
-    """A crude stem: the first `chars` characters (enough to join celebrity/celebrities, yield/yields)."""
+    """A crude stem: the first `chars` characters (enough to join photograph/photographs, margin/margins)."""
     return word[:chars]
 
 

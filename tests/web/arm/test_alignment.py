@@ -10,34 +10,34 @@ from models.web.arm.alignment import SEPARATOR, Aligner, Alignment, NgramLanguag
 from models.web.arm.config import ArmConfig
 from models.web.arm.ngrams import NgramIndex
 
-PAGES = ["Xerox XRX dividend yield 5.9 percent", "AT&T Inc dividend yield 6.5 percent",
-         "the highest dividend stocks of 2024", "celebrity beauty brands by Selena Gomez"]
+PAGES = ["Walmart WMT market share 2.9 percent", "P&G Co market share 18.4 percent",
+         "the highest growth stocks of 2024", "photograph editing apps by Annie Leibovitz"]
 
 
 def test_language_prefixes_and_completion():
-    lang = NgramLanguage(["dividend yield", "dividend", "xerox"], per_keyword=2)
-    assert lang.is_valid_prefix("") and lang.is_valid_prefix("divi") and lang.is_valid_prefix("xerox; div")
-    assert not lang.is_valid_prefix("dividend yields") and not lang.is_valid_prefix("xerox; xerox; d")
-    assert lang.is_complete("dividend yield; xerox") and not lang.is_complete("dividend yi")
-    assert not lang.is_complete("") and not lang.is_complete("xerox; dividend; xerox")
+    lang = NgramLanguage(["market share", "market", "walmart"], per_keyword=2)
+    assert lang.is_valid_prefix("") and lang.is_valid_prefix("mark") and lang.is_valid_prefix("walmart; mar")
+    assert not lang.is_valid_prefix("market shares") and not lang.is_valid_prefix("walmart; walmart; m")
+    assert lang.is_complete("market share; walmart") and not lang.is_complete("market sh")
+    assert not lang.is_complete("") and not lang.is_complete("walmart; market; walmart")
     with pytest.raises(ValueError):
         NgramLanguage(["a"], per_keyword=0)
 
 
 def test_grammar_is_the_same_language():
-    lang = NgramLanguage(["dividend yield", "at&t", 'say "hi"'], per_keyword=3)
+    lang = NgramLanguage(["market share", "p&g", 'say "hi"'], per_keyword=3)
     parser = lark.Lark(lang.grammar, start="start")
-    for text in ["at&t", "dividend yield; at&t", 'say "hi"; at&t; at&t']:
+    for text in ["p&g", "market share; p&g", 'say "hi"; p&g; p&g']:
         parser.parse(text)
-    for bad in ["", "at&t;", "at&t; at&t; at&t; at&t", "dividend"]:
+    for bad in ["", "p&g;", "p&g; p&g; p&g; p&g", "market"]:
         with pytest.raises(lark.exceptions.LarkError):
             parser.parse(bad)
 
 
 def test_parse_keeps_only_whole_candidates_in_order():
-    lang = NgramLanguage(["dividend yield", "xerox", "dividend"], per_keyword=2)
-    assert lang.parse("xerox; dividend yi") == ("xerox",)  # cut by the token cap
-    assert lang.parse("xerox; xerox; dividend; dividend yield") == ("xerox", "dividend")
+    lang = NgramLanguage(["market share", "walmart", "market"], per_keyword=2)
+    assert lang.parse("walmart; market sh") == ("walmart",)  # cut by the token cap
+    assert lang.parse("walmart; walmart; market; market share") == ("walmart", "market")
     assert lang.parse("made up; things") == () and lang.parse(None) == ()
 
 
@@ -45,7 +45,7 @@ def test_fuzz_no_output_holds_an_ngram_absent_from_the_index():
     """Random page text, random 'model output' (index n-grams, corruptions, cuts): parse never returns an
     n-gram the index lacks, and any text accepted as complete consists of index n-grams only."""
     rng = random.Random(0)
-    vocabulary = "a the yield dividend xerox at&t 6.5 i-878 o'neal celebs beauty brand brands of".split()
+    vocabulary = "a the share market walmart p&g 6.5 sr-71 o'neal photos editing app apps of".split()
     for _ in range(300):
         pages = [" ".join(rng.choice(vocabulary) for _ in range(rng.randint(1, 12))) for _ in range(3)]
         index = NgramIndex(pages)
@@ -73,12 +73,12 @@ class ScriptedGenerator:
 
 def test_aligner_batches_every_keyword_and_drops_what_is_not_in_the_index():
     index = NgramIndex(PAGES)
-    gen = ScriptedGenerator(["dividend yield; invented phrase", "xerox", "zebra"])
+    gen = ScriptedGenerator(["market share; invented phrase", "walmart", "zebra"])
     aligner = Aligner(ArmConfig(), gen)
-    out = aligner.align([("q1", ["dividend", "xerox"], index), ("q2", ["zebra", "highest"], index)])
+    out = aligner.align([("q1", ["market", "walmart"], index), ("q2", ["zebra", "highest"], index)])
     assert len(gen.requests) == 3  # zebra has no related n-gram: no request, it stays unaligned
     assert all(r.constraint.grammar and r.stop == ("\n",) for r in gen.requests)
-    assert out[0] == [Alignment("dividend", ("dividend yield",)), Alignment("xerox", ("xerox",))]
+    assert out[0] == [Alignment("market", ("market share",)), Alignment("walmart", ("walmart",))]
     assert out[1][0] == Alignment("zebra") and out[1][0].query() == "zebra"
     assert out[1][1].ngrams == ()  # "zebra" is no candidate of "highest"
     assert Alignment("k", ("a b", "c")).query() == "a b c" and Alignment("k", ("a",)).query(True) == "k a"
@@ -89,8 +89,8 @@ def test_aligner_failure_leaves_keywords_unaligned(caplog):
         def generate(self, requests, deadline=None):
             raise RuntimeError("boom")
 
-    out = Aligner(ArmConfig(), Broken()).align([("q", ["dividend"], NgramIndex(PAGES))])
-    assert out == [[Alignment("dividend")]] and "alignment failed" in caplog.text
+    out = Aligner(ArmConfig(), Broken()).align([("q", ["market"], NgramIndex(PAGES))])
+    assert out == [[Alignment("market")]] and "alignment failed" in caplog.text
     with pytest.raises(ValueError):
         Aligner(ArmConfig(candidates="some"), Broken())
 
@@ -117,7 +117,7 @@ def test_real_model_never_writes_an_ngram_absent_from_the_index(small_model, exa
     """SmolLM2-135M under the constraint, raw output checked before any parsing."""
     if not exact:
         monkeypatch.setattr(small_model, "grammar_decoder", None)
-    index = NgramIndex(PAGES + ["Rare Beauty is Selena Gomez's brand; Fenty Beauty is Rihanna's"])
+    index = NgramIndex(PAGES + ["Lightroom is Adobe's editing app; Snapseed is Google's"])
     gen = small_model
     raw = []
     original = gen.generate
@@ -128,7 +128,7 @@ def test_real_model_never_writes_an_ngram_absent_from_the_index(small_model, exa
         return outputs
 
     monkeypatch.setattr(gen, "generate", recording)
-    keywords = ["dividend yield", "celebrities", "beauty brands", "highest stocks", "xerox"]
+    keywords = ["market share", "photographs", "editing apps", "highest stocks", "walmart"]
     out = Aligner(ArmConfig(align_max_new_tokens=16), gen).align([("which stocks pay the most?", keywords, index)])
     assert len(raw) == len(keywords)
     for text in raw:

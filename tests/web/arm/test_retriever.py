@@ -38,10 +38,10 @@ def page(url, title, body):
 
 
 def query(qid="q1"):
-    pages = (page("u1", "High dividend stocks", "<p>Xerox pays a dividend yield of 5.9 percent.</p>"),
+    pages = (page("u1", "High margin stocks", "<p>Costco keeps a profit margin of 2.9 percent.</p>"),
              page("u2", "Cooking", "<p>Boil the pasta for ten minutes in salted water.</p>"),
-             page("u3", "Telecoms", "<p>AT&T has a dividend yield of 6.5 percent and many customers.</p>"))
-    return Query(qid, "which companies have the highest dividend yield?", "", pages)
+             page("u3", "Fashion", "<p>H&M has a profit margin of 6.5 percent and many customers.</p>"))
+    return Query(qid, "which retailers have the widest profit margin?", "", pages)
 
 
 def make(hashing_embedder, cfg=CFG, generator=None):
@@ -54,7 +54,7 @@ def test_objects_are_scored_by_alignment_and_cosine_and_traced(hashing_embedder)
     assert len(chunks) == 2 and {c.source for c in chunks} == {"u1", "u3"}
     assert chunks[0].score >= chunks[1].score
     trace = retriever.last_alignment["q1"]
-    assert [k["keyword"] for k in trace["keywords"]] == ["companies", "highest dividend yield"]
+    assert [k["keyword"] for k in trace["keywords"]] == ["retailers", "widest profit margin"]
     assert trace["keywords"][1]["ngrams"]  # aligned to an n-gram of the pages
     for obj in trace["objects"]:
         assert set(obj) == {"source", "lexical", "cosine", "score"}
@@ -131,7 +131,7 @@ def test_the_web_source_traces_the_alignment(hashing_embedder):
     source = WebSource(retriever, answer=None)
     state = SimpleNamespace(query=query(), trace={})
     source.trace(state, Evidence("web", ()), run=SimpleNamespace(task=1))
-    assert state.trace["arm"]["keywords"][0]["keyword"] == "companies"
+    assert state.trace["arm"]["keywords"][0]["keyword"] == "retailers"
 
 
 def test_structure_alignment_chooses_the_set_and_traces_it(hashing_embedder):

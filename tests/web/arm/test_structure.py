@@ -14,15 +14,15 @@ from models.web.arm.structure import Compatibility, sentence_values, units_of
 from models.web.arm.verification import (Case, IdLanguage, LlmVerifier, SupportVerifier, Vote, aggregate,
                                          make_verifier, support)
 
-DIVIDENDS = "Page name: High yield\n| Company | Yield |\n| --- | --- |\n| AT&T Inc. | 6.7% |\n| Xerox | 5.9% |"
-DIVIDENDS_2 = "Page name: More yield\n| Company | Yield |\n| --- | --- |\n| Xerox | 5.9% |\n| Pfizer | 6.3% |"
+MARGINS = "Page name: High margin\n| Company | Margin |\n| --- | --- |\n| P&G Co. | 6.7% |\n| Costco | 5.9% |"
+MARGINS_2 = "Page name: More margin\n| Company | Margin |\n| --- | --- |\n| Costco | 5.9% |\n| Target | 6.3% |"
 OBJECTS = [
-    Chunk("Selena Gomez founded Rare Beauty in 2020. The brand sells blush.", "u1", "text"),
-    Chunk("Rare Beauty by Selena Gomez is worth 2 billion. Kylie Jenner sold Kylie Cosmetics.", "u2", "text"),
+    Chunk("Tony Fadell founded Nest Labs in 2010. The brand sells thermostats.", "u1", "text"),
+    Chunk("Nest Labs by Tony Fadell is worth 3 billion. Michael Dell sold Dell shares.", "u2", "text"),
     Chunk("Boil the pasta for ten minutes. Add salt to the water.", "u3", "text"),
-    Chunk(DIVIDENDS, "u4", "table"),
-    Chunk(DIVIDENDS_2, "u5", "table"),
-    Chunk("AT&T Inc. raised its dividend again this year.", "u6", "text"),
+    Chunk(MARGINS, "u4", "table"),
+    Chunk(MARGINS_2, "u5", "table"),
+    Chunk("P&G Co. raised its margin again this year.", "u6", "text"),
 ]
 
 
@@ -37,11 +37,11 @@ class CountingEmbed:
 
 def test_units_split_passages_into_sentences_and_tables_into_rows_and_columns():
     passage = units_of(OBJECTS[0])
-    assert passage.texts == ("Selena Gomez founded Rare Beauty in 2020.", "The brand sells blush.")
-    assert passage.values[0] == {"selena", "gomez", "rare", "beauty", "2020"} and not passage.is_table
+    assert passage.texts == ("Tony Fadell founded Nest Labs in 2010.", "The brand sells thermostats.")
+    assert passage.values[0] == {"tony", "fadell", "nest", "labs", "2010"} and not passage.is_table
     table = units_of(OBJECTS[3])
-    assert table.texts == ("AT&T Inc. | 6.7%", "Xerox | 5.9%") and table.headers == ("Company", "Yield")
-    assert table.columns[0] == {"at&t inc", "xerox"}
+    assert table.texts == ("P&G Co. | 6.7%", "Costco | 5.9%") and table.headers == ("Company", "Margin")
+    assert table.columns[0] == {"p&g co", "costco"}
     assert sentence_values("the brand grew 30 percent") == {"30"}
 
 
@@ -51,13 +51,13 @@ def test_shared_entities_connect_and_unrelated_objects_do_not(hashing_embedder):
     assert len(embed.calls) == 1  # every unit and header in one call
     m = c.matrix
     assert m.shape == (6, 6) and np.allclose(m, m.T) and np.all(np.diag(m) == 0)
-    assert m[0, 1] > m[0, 2] and m[0, 1] > 0.5  # Selena Gomez / Rare Beauty in both
-    assert m[3, 5] > m[2, 5]  # the AT&T row and the AT&T sentence (table-passage)
-    assert m[3, 4] > 0.5  # same header, Xerox in both columns (table-table)
+    assert m[0, 1] > m[0, 2] and m[0, 1] > 0.5  # Tony Fadell / Nest Labs in both
+    assert m[3, 5] > m[2, 5]  # the P&G row and the P&G sentence (table-passage)
+    assert m[3, 4] > 0.5  # same header, Costco in both columns (table-table)
     link = c.link(0, 1)
-    assert {"gomez", "selena"} <= set(link.shared) and "connects with" in link.describe("[1]", "[2]")
+    assert {"fadell", "tony"} <= set(link.shared) and "connects with" in link.describe("[1]", "[2]")
     columns = c.link(3, 4)
-    assert columns.left == "column Company" and "xerox" in columns.shared
+    assert columns.left == "column Company" and "costco" in columns.shared
 
 
 def test_a_sentence_repeated_by_overlapping_chunks_is_not_a_connection(hashing_embedder):
@@ -101,8 +101,8 @@ def test_drafts_one_per_step_and_serialised_with_links(hashing_embedder):
     drafts = make_drafts(relevance, c, base_size=2, steps=(0, 1), per_step=1, k=2, time_limit=1.0)
     assert [d.step for d in drafts] == [0, 1]
     assert drafts[0].candidates == [0, 2] and drafts[0].selection.status == "all"
-    assert 1 in drafts[1].candidates and set(drafts[1].objects) == {0, 1}  # Gomez's partner beats the pasta
-    question = hashing_embedder.encode(["which brand did Selena Gomez found"])[0]
+    assert 1 in drafts[1].candidates and set(drafts[1].objects) == {0, 1}  # Fadell's partner beats the pasta
+    question = hashing_embedder.encode(["which brand did Tony Fadell found"])[0]
     text = drafts[1].serialise(c, [o.source for o in OBJECTS], question, rows=1)
     lines = text.split("\n")
     assert lines[0] == "[1] u1" and lines[2] == "[2] u2" and "connects with" in lines[-1]
@@ -124,8 +124,8 @@ def test_id_language_is_exactly_the_drafts_ids():
 
 
 def test_support_counts_keywords_by_stem():
-    keywords = (Alignment("companies"), Alignment("dividend yield", ("yields",)))
-    assert support("The company pays a yield of 6%.", keywords) == 1.0
+    keywords = (Alignment("companies"), Alignment("profit margin", ("margins",)))
+    assert support("The company keeps a margin of 6%.", keywords) == 1.0
     assert support("Boil pasta.", keywords) == 0.0 and support("anything", ()) == 0.0
 
 
@@ -134,8 +134,8 @@ def case(draft, texts, relevance, keywords=()):
 
 
 def test_support_verifier_names_supporting_objects_or_the_best_one():
-    keywords = (Alignment("dividend"), Alignment("company"))
-    texts = ["dividend company", "dividend only", "pasta"]
+    keywords = (Alignment("profit"), Alignment("company"))
+    texts = ["profit company", "profit only", "pasta"]
     votes = SupportVerifier(0.75).verify([case([0, 1, 2], texts, [1, 1, 1], keywords),
                                           case([1, 2], texts, [1, 1, 1], keywords)])
     assert votes[0] == Vote((0,), (1.0,)) and votes[1] == Vote((1,), (0.5,))
@@ -185,8 +185,8 @@ def test_aggregate_is_the_weighted_sum_of_mean_weight_and_softmax_count():
 
 
 def ranked(objects=OBJECTS, relevance=(0.9, 0.2, 0.5, 0.1, 0.1, 0.3), vector=None):
-    return Ranked("who founded Rare Beauty", objects, [o.source for o in objects], [o.text for o in objects],
-                  np.asarray(relevance, dtype=float), (Alignment("rare beauty"), Alignment("founded")), vector)
+    return Ranked("who founded Nest Labs", objects, [o.source for o in objects], [o.text for o in objects],
+                  np.asarray(relevance, dtype=float), (Alignment("nest labs"), Alignment("founded")), vector)
 
 
 def test_the_selector_votes_over_drafts_and_traces_them(hashing_embedder):
@@ -204,7 +204,7 @@ def test_the_selector_with_the_llm_verifier_renders_each_draft(hashing_embedder)
     cfg = StructureConfig(enabled=True, pool=6, base_objects=3, expansion_steps=(0,), k=2, verifier="llm")
     generator = IdGenerator("2")
     selector = ObjectSetSelector(cfg, make_verifier(cfg, generator))
-    vector = hashing_embedder.encode(["who founded Rare Beauty"])[0]
+    vector = hashing_embedder.encode(["who founded Nest Labs"])[0]
     choice = selector.choose([ranked(vector=vector)], CountingEmbed(hashing_embedder), top=2)[0]
     assert "[1] u1" in generator.requests[0].messages[-1]["content"]
     assert choice.trace["drafts"][0]["vote"][0][0] == choice.chosen[0]
