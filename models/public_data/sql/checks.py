@@ -228,7 +228,7 @@ def direct_value(statement: Statement, result) -> str:
 
 def repair(statement: Statement, text: str, guard) -> tuple[str, list[str]]:
     """The statement with each ungrounded text condition moved to the one other column of its table that holds its
-    literals (`name = 'plya'` -> `ticker = 'plya'`; `film = 'sam mendes'` -> `nominee = 'sam mendes'`), or, for a
+    literals (`name = 'msft'` -> `ticker = 'msft'`; `film = 'sam mendes'` -> `nominee = 'sam mendes'`), or, for a
     name compared with `=`, to the one name column whose `LIKE '%...%'` matches exactly one value. Returns the
     statement (unchanged when nothing applies) and what was changed, for the trace."""
     columns = [c.name for c in table(statement.table).columns if c.type == "TEXT"] \

@@ -18,7 +18,7 @@ class SQLConfig:
     time_limit_s: float = 0.5  # a statement running longer is interrupted (the progress handler)
     max_direct_rows: int = 1  # a result of more rows than this goes to the answer step as facts, not as a value
     # Figures that change by the day, of which the store holds one snapshot: a statement that reads one answers
-    # nothing by itself ("which has the larger market cap, plya or seatw?" asked today is not answered by the day
+    # nothing by itself ("which has the larger market cap, msft or aapl?" asked today is not answered by the day
     # the CSV was exported; CRAG's finance questions are real-time). () answers from the snapshot, as db3's
     # public-data shortcut does.
     dynamic_columns: tuple[str, ...] = ("market_cap", "eps", "pe_ratio")
