@@ -151,9 +151,9 @@ from tests.web.test_main_content import ARTICLE, needs  # noqa: E402
 
 
 def article_query():
-    page = SearchResult(page_name="DreamWorks", page_url="https://x.org/dw", page_snippet="DreamWorks news",
+    page = SearchResult(page_name="Rovio", page_url="https://x.org/rovio", page_snippet="Rovio news",
                         page_result=ARTICLE)
-    return Query("qa", "when was dreamworks animation founded?", "", (page,))
+    return Query("qa", "when was rovio entertainment founded?", "", (page,))
 
 
 def test_default_config_reads_pages_with_the_configured_extractor(hashing_embedder):
@@ -177,9 +177,9 @@ def test_main_content_and_sentence_groups_replace_extractor_and_chunker(hashing_
     texts = [c.text for c in chunks if c.kind == "text"]
     assert not any("Copyright 2024" in t or "cookies" in t for t in texts)  # boilerplate gone
     # parents are sentence groups (two sentences each), not 700-character windows
-    assert "The studio was founded in 1994 as a division of DreamWorks Pictures. Its first film was Antz, " \
-           "released in 1998." in texts
-    assert any(c.kind == "table" and "| 1998 | Antz |" in c.text for c in chunks)  # tables whole, from the fallback
+    assert "The company was founded in 2003 by three students in Espoo. Its first hit was Angry Birds, " \
+           "released in 2009." in texts
+    assert any(c.kind == "table" and "| 2009 | Angry Birds |" in c.text for c in chunks)  # tables whole, from the fallback
 
 
 def test_main_content_falls_back_to_the_extractor_for_short_pages(hashing_embedder):
