@@ -23,7 +23,8 @@ import re
 from dataclasses import dataclass
 
 from evaluation.normalize import (Date, Number, clean, contains_phrase, find_dates, find_numbers, normalize_text,
-                                   numbers_text, parse_date, remove_dates, same_number, split_list, words)
+                                   numbers_text, parse_date, remove_dates, same_number, same_word, split_list,
+                                   words)
 
 STOPWORDS = frozenset(
     "a an the of in on at to for by from with and or is are was were be been it its this that these those "
@@ -131,7 +132,7 @@ def _restates(query: str, prediction: str) -> bool:
     said = [w for w in said if w not in STOPWORDS]
     position = 0
     for word in said:
-        match = next((i for i in range(position, len(asked)) if _same_word(word, asked[i])), None)
+        match = next((i for i in range(position, len(asked)) if same_word(word, asked[i])), None)
         if match is None:
             return False
         position = match + 1
@@ -139,10 +140,6 @@ def _restates(query: str, prediction: str) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------- dates
-def _same_word(a: str, b: str) -> bool:
-    return a == b or min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a))
-
-
 def _date(query: str, gold: str, prediction: str) -> Match | None:
     expected = parse_date(gold)
     if expected is None or (expected.month is None and not YEAR_QUESTION.search(clean(query))):
@@ -430,25 +427,27 @@ def _containing(query: str, gold: str, prediction: str, text: str) -> Match:
     if _appositive(gold, text):
         return Match(1, "the gold answer first, then a short description")
     extra = _content(prediction) - _content(gold) - _content(query)
-    if extra and extra <= CORPORATE_SUFFIXES and _opens_with(gold, text):
+    if extra and extra <= CORPORATE_SUFFIXES and _after_gold(gold, text) is not None:
         return Match(1, "the gold company with a corporate suffix")  # "bmw group" for "bmw"
     if extra:
         return Match(None, f"the gold with other content ({', '.join(sorted(extra)[:4])})")
     return Match(1, "the gold answer, restating only the question")
 
 
-def _opens_with(gold: str, text: str) -> bool:
-    return " ".join(words(text)).removeprefix("the ").startswith(normalize_text(gold) + " ")
+def _after_gold(gold: str, text: str) -> str | None:
+    """What follows the gold when the answer opens with it ("the" aside), else None."""
+    found = re.match(r"(?:the\s+)?" + r"[\W_]+".join(map(re.escape, normalize_text(gold).split())) + r"\b(.*)$", text)
+    return None if found is None else found.group(1)
 
 
 def _appositive(gold: str, text: str) -> bool:
     """"Ottawa, Ontario", "Oracle (ORCL)", "Kilimanjaro in Tanzania": the answer opens with the gold, and
     what follows is a short description in brackets, after a comma or a short "in <place>", without figures
     (a wrong year in brackets is a wrong answer)."""
-    found = re.match(r"(?:the\s+)?" + r"[\W_]+".join(map(re.escape, normalize_text(gold).split())) + r"\b(.*)$", text)
-    if found is None:
+    rest = _after_gold(gold, text)
+    if rest is None:
         return False
-    rest = found.group(1).strip(" .")
+    rest = rest.strip(" .")
     if re.search(r"\d", rest) or NEGATION.search(rest) or CONTRAST.search(rest):
         return False
     return bool(re.match(r"[(,]", rest)) and len(words(rest)) <= 6 or \

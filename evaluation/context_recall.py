@@ -24,6 +24,7 @@ import re
 from pathlib import Path
 from typing import Iterable, Mapping
 
+from evaluation.normalize import same_word
 from models.omni.consolidate import states_value
 
 Key = tuple[str, ...]  # the spellings of one fact; found if any spelling is
@@ -44,9 +45,8 @@ _WORD = re.compile(r"[a-z0-9][a-z0-9&'.%$,-]*[a-z0-9%]|[a-z0-9]")
 
 
 def _known(word: str, question_words: set[str]) -> bool:
-    """Whether the question already says `word`: the same word, or one a prefix of the other (4+ letters)."""
-    return word in question_words or len(word) >= 4 and any(
-        len(q) >= 4 and (q.startswith(word) or word.startswith(q)) for q in question_words)
+    """Whether the question already says `word` (`same_word`: "yields" for "yield")."""
+    return any(same_word(word, q) for q in question_words)
 
 
 def sentence_keys(answer: str, question: str = "") -> list[Key]:

@@ -85,6 +85,11 @@ def words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9]+(?:\.\d+)?", text)
 
 
+def same_word(a: str, b: str) -> bool:
+    """The same word, or one a prefix of the other with both 4+ letters ("flows" / "flow", "yields" / "yield")."""
+    return a == b or min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a))
+
+
 def normalize_text(text: str) -> str:
     """Words joined by single spaces without leading articles and personal titles."""
     tokens = words(text)

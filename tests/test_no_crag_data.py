@@ -44,8 +44,10 @@ def dev_needles(examples) -> list[tuple[str, str]]:
                 needles.append(("gold answer", gold))
         words = answer.split()
         plain = STOP_WORDS | LINK_WORDS | set(question.split())
-        needles += [("part of a gold answer", " " + " ".join(four) + " ") for four in zip(*(words[i:] for i in range(4)))
-                    if sum(word not in plain for word in four) >= 2 and " " + " ".join(four) + " " not in question]
+        for four in zip(*(words[i:] for i in range(4))):
+            shingle = " " + " ".join(four) + " "
+            if sum(word not in plain for word in four) >= 2 and shingle not in question:
+                needles.append(("part of a gold answer", shingle))
         for (key, *_) in answer_keys(example):
             if len(key) >= 10 or any(c.isdigit() for c in key) and len(key) >= 4:
                 needles.append(("gold fact", _norm(key)))
