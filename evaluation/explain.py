@@ -25,7 +25,9 @@ def format_trace(record: Mapping[str, Any], verdict: Mapping[str, Any] | None = 
     if stages:
         lines.append("stages (s, whole batch): " + ", ".join(f"{k} {v}" for k, v in stages.items()))
     for call in trace.get("llm_calls") or []:
-        lines.append(f"  llm call  {call.get('stage')}: adapter {call.get('adapter')}, {call.get('prompt_tokens')} "
+        adapter = call.get("adapter") if not call.get("adapter_missing") else \
+            f"none (the base model stood in for the missing {call['adapter_missing']})"
+        lines.append(f"  llm call  {call.get('stage')}: adapter {adapter}, {call.get('prompt_tokens')} "
                      f"prompt + {call.get('output_tokens')} output tokens, {call.get('seconds')} s "
                      f"(batch of {call.get('batch')})")
     lines.extend(_electric_sheep_lines(trace))

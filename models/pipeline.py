@@ -37,6 +37,7 @@ import logging
 import os
 from typing import Sequence
 
+from models.adapter_fallback import without_missing_adapters
 from models.answering import AnswerSettings, Attempt, ReasoningAnswerer, ShortAnswerer, VerifyStep, generate_traced
 from models.attributes import AttributePredictor
 from models.calculator.tool import NumericalCalculator
@@ -46,6 +47,7 @@ from models.embedder import Embedder
 from models.evidence import Evidence
 from models.llm.generator import Generator, make_generator
 from models.llm.prompts import PromptLibrary
+from models.llm.stand_in import BaseModelStandIn
 from models.omni import Consolidated, EvidenceSelector, SourceSelector, make_source_selector
 from models.reasoning import KnowledgeExtractor, Reasoner
 from models.run import BatchRun, QueryState
@@ -109,7 +111,10 @@ class Pipeline:
         # The LLM first: vLLM forks its tensor-parallel workers unless VLLM_WORKER_MULTIPROC_METHOD=spawn (the
         # Dockerfile sets it), and a worker forked from a process that has initialised CUDA fails; so nothing
         # touches CUDA before the engine exists (README "g4dn start-up").
+        config, missing = without_missing_adapters(config)  # a missing adapter: the base model stands in
         generator = make_generator(config.llm, config.models_dir)
+        if missing:
+            generator = BaseModelStandIn(generator, missing)
         embedder = Embedder.from_config(config.embedder, config.models_dir)
         prompts = PromptLibrary()  # one library for the answer steps, the verifier's check prompt and ARM's prompts
         web = make_web_retriever(config.web, config.models_dir, embedder, generator=generator, prompts=prompts)

@@ -17,10 +17,13 @@ here, so each check proves one precondition and names the fix when it fails:
   (README "g4dn start-up"): `apt.txt` carries a C compiler (gcc, libc6-dev; Triton compiles its launcher on
   first use) and the Dockerfile sets VLLM_WORKER_MULTIPROC_METHOD=spawn.
 - config: the profile loads (every key checked) for the chosen task.
-- weights: the LLM, embedder, reranker, LoRA adapters and public-data store the profile names for that task exist.
+- weights: the LLM, embedder, reranker and public-data store the profile names for that task exist.
+- adapters: the LoRA adapters the profile names exist. A missing one is a WARN, not a FAIL: the submission starts
+  without it and that stage runs on the base model with its in-context prompt (models/adapter_fallback.py); the
+  line gives the command that trains them. With `llm.require_adapters: true` a missing adapter is a FAIL.
 - lfs: every weight file over 1 MB is committed on HEAD and tracked by git-LFS.
 - aicrowd: `aicrowd.json` is valid JSON for the chosen task, with your AIcrowd user name.
-Exit status 1 when a check fails. A check that breaks is reported as failed with its error; the report is
+Exit status 1 when a check fails (a WARN does not fail). A check that breaks is reported as failed with its error; the report is
 always printed whole.
 """
 from __future__ import annotations
@@ -49,7 +52,7 @@ LFS_MIN_BYTES = 1 << 20
 IMAGE_COMPILER = ("gcc", "libc6-dev")  # apt.txt: Triton's first kernel launch compiles C (README "g4dn start-up")
 IMAGE_ENV = {"VLLM_WORKER_MULTIPROC_METHOD": "spawn"}  # Dockerfile ENV: vLLM's workers must not be forked
 PLACEHOLDER_AUTHOR = "your-aicrowd-username"
-CHECKS = ("requirements", "dockerfile", "config", "weights", "lfs", "aicrowd")
+CHECKS = ("requirements", "dockerfile", "config", "weights", "adapters", "lfs", "aicrowd")
 # The pin sets the image is built from (README "Submitting"): requirements.txt on the Dockerfile's default
 # base, the CUDA 12 fallback on the base its `# image:` line names (docker build --build-arg CUDA_BASE=...).
 IMAGE_REQUIREMENTS = ("requirements.txt", "requirements-cu12.txt")
@@ -61,10 +64,15 @@ class Result:
     ok: bool
     detail: str
     fix: str = ""
+    warn: bool = False  # ok, but the submission scores less than it could: printed WARN with its fix
+
+    @property
+    def status(self) -> str:
+        return "FAIL" if not self.ok else "WARN" if self.warn else "PASS"
 
     def line(self) -> str:
-        text = f"{'PASS' if self.ok else 'FAIL'}  {self.name:<13} {self.detail}"
-        return text if self.ok or not self.fix else f"{text}\n      fix: {self.fix}"
+        text = f"{self.status}  {self.name:<13} {self.detail}"
+        return text if self.status == "PASS" or not self.fix else f"{text}\n      fix: {self.fix}"
 
 
 # ------------------------------------------------------------------------------------------ requirements
@@ -282,8 +290,6 @@ def weight_paths(config, task: int = 0) -> dict[str, tuple[str, str]]:
     wanted = {"llm": (config.llm.path, "config.json"), "embedder": (config.embedder.path, "config.json")}
     if config.web.reranker.path:
         wanted["reranker"] = (config.web.reranker.path, "config.json")
-    for name, path in config.llm.adapters.items():  # every configured adapter is registered when the LLM starts
-        wanted[f"adapter {name}"] = (path, "adapter_config.json")
     if config.public_data.database and (not task or task in config.pipeline.use_public_data):
         if config.public_data.build_from:  # the store is (re)built from these sources when the model starts
             wanted["public data sources"] = (str(_repo_path(config.public_data.build_from)), "")
@@ -330,8 +336,30 @@ def check_weights(profile: str, task: int = 0) -> tuple[Result, list[Path]]:
         found.append(path)
     if missing:
         return Result("weights", False, "missing: " + "; ".join(missing),
-                      f"place them under {models_dir} (README 'Weights'; adapters: README 'Training')"), found
+                      f"place them under {models_dir} (README 'Weights')"), found
     return Result("weights", True, f"{len(found)} weight folders/files found"), found
+
+
+def check_adapters(profile: str, task: int = 0) -> tuple[Result, list[Path]]:
+    """The profile's LoRA adapters: PASS when all are there, WARN when some are missing (the model starts without
+    them: models/adapter_fallback.py), FAIL when the profile requires them (`llm.require_adapters`)."""
+    from models.adapter_fallback import TRAIN_COMMAND
+    from models.llm.adapters import adapter_folder, missing_adapters
+
+    config = profile_for(profile, task)
+    adapters = config.llm.adapters
+    missing = missing_adapters(adapters, config.models_dir)
+    found = [adapter_folder(name, spec, config.models_dir) for name, spec in adapters.items() if name not in missing]
+    if not missing:
+        return Result("adapters", True, f"{len(found)} LoRA adapters found ({', '.join(adapters)})" if adapters
+                      else "the profile names no LoRA adapter"), found
+    fix = f"train them: {TRAIN_COMMAND} (README 'Training'), then commit them through git-LFS"
+    if config.llm.require_adapters:
+        return Result("adapters", False, f"missing: {', '.join(missing)} (llm.require_adapters: true, so the model "
+                      "will not start)", fix), found
+    return Result("adapters", True, f"missing: {', '.join(missing)}; the model starts without them and their stages "
+                  "run on the base model with in-context prompts (trained adapters score higher)", fix,
+                  warn=True), found
 
 
 def check_lfs(paths: list[Path], root: Path = REPO_ROOT) -> Result:
@@ -404,9 +432,15 @@ def main(argv: list[str] | None = None) -> int:
             elif name == "config":
                 result = check_config(args.profile, args.task)
             elif name == "weights":
-                result, weights = check_weights(args.profile, args.task)
+                result, found = check_weights(args.profile, args.task)
+                weights += found
+            elif name == "adapters":
+                result, found = check_adapters(args.profile, args.task)
+                weights += found
             elif name == "lfs":
-                weights = weights or check_weights(args.profile, args.task)[1]
+                for ran, check in (("weights", check_weights), ("adapters", check_adapters)):
+                    if ran not in {r.name for r in results}:  # what the lfs check needs, found now
+                        weights += check(args.profile, args.task)[1]
                 result = check_lfs(weights)
             else:
                 result = check_aicrowd(args.task)
@@ -416,9 +450,11 @@ def main(argv: list[str] | None = None) -> int:
         for one in result if isinstance(result, list) else [result]:
             print(one.line(), flush=True)
             results.append(one)
-    passed = sum(r.ok for r in results)
+    passed = sum(r.status == "PASS" for r in results)
+    warned = list(dict.fromkeys(r.name for r in results if r.status == "WARN"))
     failed = list(dict.fromkeys(r.name for r in results if not r.ok))
-    print(f"preflight: {passed}/{len(results)} passed" + (f"; failed: {', '.join(failed)}" if failed else ""))
+    print(f"preflight: {passed}/{len(results)} passed" + (f"; warnings: {', '.join(warned)}" if warned else "")
+          + (f"; failed: {', '.join(failed)}" if failed else ""))
     return 1 if failed else 0
 
 

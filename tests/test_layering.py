@@ -3,7 +3,7 @@
 - `models/` is the product the grader runs: it imports no other first-party package (`mock_api`, `evaluation`, `scripts`,
   `training`, `local_evaluation`, ...); those sit above it and import it.
 - Inside `models/`, the components (pathways, LLM layer, embedder, base types) never import the floors that
-  assemble them: `config`, `pipeline`, `crag_model`, `user_config`.
+  assemble them: `config`, `adapter_fallback`, `pipeline`, `crag_model`, `user_config`.
 - The KG language package imports no LLM, HTTP or model code.
 """
 import ast
@@ -13,7 +13,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 MODELS = REPO / "models"
-ASSEMBLY = ("models.config", "models.pipeline", "models.crag_model", "models.user_config")
+ASSEMBLY = ("models.config", "models.adapter_fallback", "models.pipeline", "models.crag_model", "models.user_config")
 NOT_IN_THE_LANGUAGE = ("models.llm", "models.kg.client", "models.kg.pathway", "models.embedder", "requests",
                        "http", "urllib", "httpx", "torch", "transformers", "vllm")
 

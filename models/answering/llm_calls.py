@@ -12,18 +12,22 @@ from models.run import QueryState
 def generate_traced(generator: Generator, stage: str, asks: Sequence[tuple[QueryState, GenerationRequest]],
                     deadline) -> list[str]:
     """One batched call for (state, request) pairs; each state's trace gets the call (stage, adapter, batch size,
-    seconds, token counts, and the backend's reason when the request holds "" because it failed alone or the
-    deadline stopped its retry). The outputs keep the backend's `reasons` (`fallback_reasons`)."""
+    seconds, token counts, the backend's reason when the request holds "" because it failed alone or the
+    deadline stopped its retry, and `adapter_missing` with `adapter: None` when the base model stood in for a
+    missing adapter). The outputs keep the backend's `reasons` (`fallback_reasons`)."""
     if not asks:
         return []
     started = time.monotonic()
     outputs = generator.generate([r for _, r in asks], deadline=deadline)
     seconds = round(time.monotonic() - started, 3)  # the batched call's wall time, shared by its requests
     reasons = fallback_reasons(outputs)
+    missing = getattr(generator, "missing_adapters", {})  # adapters the base model stood in for (BaseModelStandIn)
     for k, ((state, request), output) in enumerate(zip(asks, outputs)):
         call = {"stage": stage, "adapter": request.adapter, "batch": len(asks), "seconds": seconds,
                 "prompt_tokens": count_tokens(generator, " ".join(m.get("content", "") for m in request.messages)),
                 "output_tokens": count_tokens(generator, output or "")}
+        if request.adapter in missing:
+            call["adapter"], call["adapter_missing"] = None, request.adapter
         if k in reasons:
             call["error"] = reasons[k]
         state.trace["llm_calls"].append(call)

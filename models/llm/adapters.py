@@ -75,13 +75,34 @@ class AdapterRegistry(AdapterNames):
         """
         self._by_name: dict[str, Adapter] = {}
         for int_id, (name, spec) in enumerate(adapters.items(), start=1):
-            what = f"LoRA adapter {name!r}"
-            try:
-                path = resolve_model_path(spec, models_dir, what)
-            except ModelNotFoundError as exc:
-                raise AdapterNotFoundError(str(exc)) from exc
-            if not (path / ADAPTER_CONFIG).is_file():
-                raise AdapterNotFoundError(
-                    f"the {what} at {path} is not a peft adapter folder (no {ADAPTER_CONFIG}); "
-                    f"train one (training/) or remove it from the profile's llm.adapters")
-            self._by_name[name] = Adapter(name, int_id, path)
+            self._by_name[name] = Adapter(name, int_id, adapter_folder(name, spec, models_dir))
+
+
+def adapter_folder(name: str, spec: str, models_dir: str) -> Path:
+    """The peft folder `spec` names for the adapter `name`.
+
+    Raises:
+        AdapterNotFoundError: the folder is missing or has no `adapter_config.json` (the message says where it
+            looked and how to get one).
+    """
+    what = f"LoRA adapter {name!r}"
+    try:
+        path = resolve_model_path(spec, models_dir, what)
+    except ModelNotFoundError as exc:
+        raise AdapterNotFoundError(str(exc)) from exc
+    if not (path / ADAPTER_CONFIG).is_file():
+        raise AdapterNotFoundError(
+            f"the {what} at {path} is not a peft adapter folder (no {ADAPTER_CONFIG}); "
+            f"train one (training/) or remove it from the profile's llm.adapters")
+    return path
+
+
+def missing_adapters(adapters: Mapping[str, str], models_dir: str) -> dict[str, str]:
+    """The configured adapters whose folder cannot be used: name -> why (the `AdapterNotFoundError` message)."""
+    missing = {}
+    for name, spec in adapters.items():
+        try:
+            adapter_folder(name, spec, models_dir)
+        except AdapterNotFoundError as exc:
+            missing[name] = str(exc)
+    return missing

@@ -40,6 +40,9 @@ class LLMConfig:
     top_p: float = 1.0
     seed: int = 0
     adapters: dict[str, str] = field(default_factory=dict)  # name -> adapter dir (models-dir-relative or absolute)
+    # False: a configured adapter whose folder is missing is left out and its stages run on the base model with
+    # their in-context prompts (models/adapter_fallback.py), logged at start-up; True: a missing folder is an error
+    require_adapters: bool = False
     cache_dir: str = ".cache/llm"  # repo-relative; where GGUF models are converted once
     max_batch_size: int = 8  # hf: requests per generate() call (grouped by adapter)
     server: ServerConfig = field(default_factory=ServerConfig)  # openai

@@ -200,12 +200,14 @@ def test_preflight_reports_every_profile_and_task_without_a_traceback(profile, t
     monkeypatch.setenv(MODELS_DIR_ENV, str(tmp_path / "models"))
     fake_models_dir(tmp_path / "models", load_config(profile))
     for task in (1, 2, 3):
-        status = preflight.main(["--task", str(task), "--profile", profile, "--only", "config,weights,lfs,aicrowd"])
+        status = preflight.main(["--task", str(task), "--profile", profile, "--only",
+                                 "config,weights,adapters,lfs,aicrowd"])
         out = capsys.readouterr().out
         assert "Traceback" not in out and "the check itself failed" not in out, out
-        lines = {line.split()[1]: line for line in out.splitlines() if line.startswith(("PASS", "FAIL"))}
-        assert sorted(lines) == ["aicrowd", "config", "lfs", "weights"] and out.rstrip().splitlines()[-1].startswith(
-            "preflight: ")
+        lines = {line.split()[1]: line for line in out.splitlines() if line.startswith(("PASS", "WARN", "FAIL"))}
+        assert sorted(lines) == ["adapters", "aicrowd", "config", "lfs", "weights"] and \
+            out.rstrip().splitlines()[-1].startswith("preflight: ")
+        assert lines["adapters"].startswith("PASS"), lines["adapters"]
         assert lines["config"].startswith("PASS") and f"for Task {task}" in lines["config"]
         weights = lines["weights"]
         # every model folder is there; only g4dn's public-data store (a repo path, built from the Kaggle CSVs)
@@ -213,6 +215,29 @@ def test_preflight_reports_every_profile_and_task_without_a_traceback(profile, t
         assert weights.startswith("PASS") or (profile == "g4dn" and weights.split("missing: ")[1].startswith(
             "public data (")), weights
         assert status in (0, 1)
+
+
+def test_missing_adapters_are_a_warning_with_the_command_that_trains_them(tmp_path, monkeypatch, capsys):
+    """A fresh clone has no g4dn adapter: the model starts without them, so the preflight warns and passes."""
+    import shutil
+
+    from models.adapter_fallback import TRAIN_COMMAND
+    from models.config import MODELS_DIR_ENV, load_config
+    from tests.fake_weights import fake_models_dir
+
+    monkeypatch.setenv(MODELS_DIR_ENV, str(tmp_path / "models"))
+    fake_models_dir(tmp_path / "models", load_config("g4dn"))
+    shutil.rmtree(tmp_path / "models" / "adapters")
+    assert preflight.main(["--task", "3", "--profile", "g4dn", "--only", "adapters"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("WARN  adapters      missing: web_answer, api_generation, kg_answer; the model starts")
+    assert f"fix: train them: {TRAIN_COMMAND}" in out and out.rstrip().endswith("0/1 passed; warnings: adapters")
+
+    monkeypatch.setattr(preflight, "profile_for", lambda profile, task: load_config(
+        profile, {"pipeline.task": task, "llm.require_adapters": True}))
+    assert preflight.main(["--task", "3", "--profile", "g4dn", "--only", "adapters"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("FAIL  adapters      missing: web_answer") and "will not start" in out
 
 
 def test_a_check_that_breaks_is_a_failed_line_not_a_traceback(monkeypatch, capsys):
