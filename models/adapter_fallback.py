@@ -14,8 +14,9 @@ The start-up log says which adapters are missing and the command that trains the
 model in an adapter's place says so in the answer's trace (`llm_calls[].adapter_missing`); `make preflight` warns.
 `llm.require_adapters: true` keeps the old behaviour: a missing folder fails at start-up (`AdapterNotFoundError`).
 
-Only adapters loaded from folders (the `hf` and `vllm` backends) can be missing here; behind a server
-(`llm.backend: openai`) the server serves them, and the start-up check of that backend asks it.
+Here only adapters loaded from folders (the `hf` and `vllm` backends) are looked for; behind a server
+(`llm.backend: openai`) the backend asks the server at start-up and the base model stands in for an adapter it does
+not serve, under the same `llm.require_adapters` rule (models/llm/openai_backend.py).
 """
 from __future__ import annotations
 

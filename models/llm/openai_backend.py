@@ -82,6 +82,7 @@ class OpenAIGenerator(ChatBackend):
         self.config, self.server = config, server
         self.base_url = (os.environ.get(URL_ENV) or server.base_url).rstrip("/")
         self.adapters = ServedAdapters(server.adapter_models)
+        self.missing_adapters: dict[str, str] = {}  # adapters the server lacks, answered by the base model
         self.chat = ChatFormatter(AutoTokenizer.from_pretrained(
             resolve_checkpoint(config.path, models_dir, config.cache_dir)), config.max_model_len)
         self.session = session or self._session(server.concurrency)
@@ -99,14 +100,22 @@ class OpenAIGenerator(ChatBackend):
         return session
 
     def _check_models(self) -> None:
+        """The base model must be served; an adapter the server does not serve is an error with
+        `llm.require_adapters`, else the base model stands in for it (`missing_adapters`, as for a missing folder
+        in process: models/adapter_fallback.py) and the start-up log says so."""
         served = self._served_models()
         wanted = {"llm.server.model": self.server.model,
                   **{f"adapter {name!r}": self.adapters.get(name) for name in self.adapters.names}}
         missing = {what: model for what, model in wanted.items() if model not in served}
-        if missing:
+        if "llm.server.model" in missing or (missing and self.config.require_adapters):
             raise BackendUnavailableError(
                 f"the LLM server at {self.base_url} does not serve {missing}; it serves {sorted(map(str, served))} "
                 "(vllm serve: --served-model-name for the base, --lora-modules name=path for each adapter)")
+        self.missing_adapters = {name: f"the LLM server at {self.base_url} does not serve {model!r}"
+                                 for name in self.adapters.names if (model := self.adapters.get(name)) not in served}
+        for name, why in self.missing_adapters.items():
+            log.warning("LoRA adapter %r: %s, so the base model answers its requests (llm.require_adapters: true "
+                        "makes this an error)", name, why)
 
     def _served_models(self) -> set[str]:
         """The ids (and llama.cpp's aliases) `/v1/models` lists, waiting up to `startup_wait_s` for a server that
@@ -180,7 +189,8 @@ class OpenAIGenerator(ChatBackend):
     # ------------------------------------------------------------------ one request
     def _body(self, request: GenerationRequest) -> dict | None:
         """The JSON body of one request; None when its prompt cannot fit the window."""
-        model = self.server.model if request.adapter is None else self.adapters.get(request.adapter)
+        served_by_base = request.adapter is None or request.adapter in self.missing_adapters
+        model = self.server.model if served_by_base else self.adapters.get(request.adapter)
         body = {"model": model, "max_tokens": max(1, request.max_new_tokens)}
         if self.server.endpoint == "completions":
             prompt = self.chat.fit(request.messages, request.max_new_tokens)

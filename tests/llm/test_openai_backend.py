@@ -72,11 +72,12 @@ def scripted_server(script: Script):
         yield f"http://127.0.0.1:{port}/v1"
 
 
-def _generator(url, **server):
+def _generator(url, require_adapters=False, **server):
     settings = dict(base_url=url, model="smollm2", adapter_models={"api_generation": "api-lora"}, retries=2,
                     backoff_s=0.05, api_key_env="", startup_wait_s=0.5)
     settings.update(server)
-    return OpenAIGenerator(LLMConfig(backend="openai", server=ServerConfig(**settings)), "models")
+    return OpenAIGenerator(LLMConfig(backend="openai", server=ServerConfig(**settings),
+                                     require_adapters=require_adapters), "models")
 
 
 def test_bodies_carry_the_served_names_the_locally_rendered_prompt_and_greedy_limits():
@@ -101,9 +102,12 @@ def test_the_chat_endpoint_sends_the_fitted_messages():
 
 
 def test_start_up_names_what_the_server_does_not_serve_and_a_server_that_is_down(unused_port):
+    with scripted_server(Script(models=["other"])) as url:
+        with pytest.raises(BackendUnavailableError, match="does not serve.*'smollm2'"):
+            _generator(url)
     with scripted_server(Script(models=["smollm2"])) as url:
         with pytest.raises(BackendUnavailableError, match="does not serve.*'api-lora'"):
-            _generator(url)
+            _generator(url, require_adapters=True)
     with pytest.raises(BackendUnavailableError, match="cannot list its models.*CRAG_LLM_URL"):
         _generator(f"http://127.0.0.1:{unused_port}/v1")
     with scripted_server(Script()) as url:
@@ -112,6 +116,20 @@ def test_start_up_names_what_the_server_does_not_serve_and_a_server_that_is_down
         assert isinstance(make_generator(LLMConfig(backend="openai", server=ServerConfig(
             base_url=url, model="smollm2", adapter_models={"api_generation": "api-lora"})), "models"),
             OpenAIGenerator)
+
+
+def test_an_adapter_the_server_does_not_serve_is_answered_by_the_base_model(caplog):
+    """Without `llm.require_adapters`, a server started without the adapters (none trained yet) still serves: the
+    requests naming the adapter go to the base model, and the trace can say so (`missing_adapters`)."""
+    script = Script(models=["smollm2"], reply=lambda body, n: (200, json.dumps({"choices": [{"text": body["model"]}]}),
+                                                               0))
+    with scripted_server(script) as url:
+        generator = _generator(url)
+        outputs = generator.generate([GenerationRequest(USER, adapter="api_generation"), GenerationRequest(USER)])
+    assert list(outputs) == ["smollm2", "smollm2"]
+    assert list(generator.missing_adapters) == ["api_generation"] and "'api-lora'" in generator.missing_adapters[
+        "api_generation"]
+    assert any("base model answers its requests" in r.getMessage() for r in caplog.records)
 
 
 def test_start_up_waits_while_the_model_loads():
