@@ -203,6 +203,7 @@ class Setup:
             return {}
         import torch
 
+        require_cuda()
         gpu_bytes = [torch.cuda.get_device_properties(i).total_memory for i in range(torch.cuda.device_count())]
         return hf_placement(self.model_config(), gpu_bytes)
 
@@ -211,6 +212,14 @@ class Setup:
         others."""
         fields.setdefault("adapters", dict(self.adapters))
         return LLMConfig(backend="hf", path=str(self.folder), dtype=self.hf_dtype, device=self.device, **fields)
+
+
+def require_cuda() -> None:
+    """Raises when no CUDA device is visible, with what to do (else each check fails with its own riddle)."""
+    import torch
+
+    if not torch.cuda.is_available():
+        raise RuntimeError("no CUDA device is visible: run on a GPU, or with --device cpu to test the plumbing")
 
 
 def mixed_requests(messages: list, max_new_tokens: int) -> list[GenerationRequest]:
@@ -484,6 +493,8 @@ def train_check(setup: Setup, precision: str, qlora: str = "off") -> tuple[bool,
 
     if setup.device != "cuda" and precision != "fp32":
         raise SkipCheck(NEEDS_CUDA)
+    if setup.device == "cuda":
+        require_cuda()
     if precision == "bf16" and not torch.cuda.is_bf16_supported(including_emulation=False):
         raise SkipCheck(f"{gpu_name()} has no native bf16 (compute capability < 8.0): it trains in fp16")
     if qlora == "on":

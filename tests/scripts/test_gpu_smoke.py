@@ -208,6 +208,10 @@ def test_training_checks_skip_what_this_machine_cannot_run(tmp_path, monkeypatch
     for precision, qlora in (("fp16", "off"), ("bf16", "off"), ("auto", "on")):
         with pytest.raises(gpu_smoke.SkipCheck, match="needs CUDA"):
             gpu_smoke.train_check(cpu, precision, qlora)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(RuntimeError, match="no CUDA device is visible.*--device cpu"):  # asked for CUDA: a failure
+        gpu_smoke.train_check(_setup(tmp_path, device="cuda"), "fp16")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda including_emulation=True: including_emulation)
     with pytest.raises(gpu_smoke.SkipCheck, match="no native bf16"):  # a T4
         gpu_smoke.train_check(_setup(tmp_path, device="cuda"), "bf16")
