@@ -158,9 +158,12 @@ class Report:
         to a function of it; a load that raises fails (or skips) every one of them."""
         try:
             loaded = load()
-        except Exception as exc:  # noqa: BLE001 - SkipCheck included: run() sorts it out per check
+        except SkipCheck as why:
+            self.skipped.update(dict.fromkeys(checks, str(why)))
+            return
+        except Exception as exc:  # noqa: BLE001 - a model that does not load fails the checks that needed it
             for name in checks:
-                self.run(name, lambda exc=exc: _raise(exc))
+                self.fail(name, exc)
             return
         for name, check in checks.items():
             self.run(name, lambda check=check: check(loaded))
@@ -172,10 +175,6 @@ class Report:
     @property
     def passed(self) -> bool:
         return all(self.checks.values())
-
-
-def _raise(exc: BaseException):
-    raise exc
 
 
 @dataclass(frozen=True)
@@ -369,7 +368,7 @@ def vllm_checks(report: Report, args, folder: Path, adapters: dict[str, str], mo
     cut = generator.generate(long, deadline=Deadline(DEADLINE_S))
     seconds = time.perf_counter() - cut_at
     generator.latency = latency
-    report.checks["vllm_deadline_abort"] = (seconds < DEADLINE_S + 0.5
+    report.checks["vllm_deadline_abort"] = (seconds < DEADLINE_S + DEADLINE_SLACK_S
                                             and not generator.llm.llm_engine.has_unfinished_requests())
     report.details["vllm_deadline_abort"] = {"deadline_s": DEADLINE_S, "returned_after_s": round(seconds, 2),
                                              "aborted": len(getattr(cut, "reasons", {})), "of": len(long)}
