@@ -9,10 +9,12 @@ clipped to 0.3; batch 1 x gradient accumulation 4; 2 epochs; max length 2048. Th
 assistant turn only (`training/encoding.py`).
 
 Design decisions:
-- 4-bit QLoRA (bitsandbytes nf4, double quantisation off, compute in bf16 where the GPU has it natively (sm80+), else fp16
-  with a loss scaler, gradient checkpointing) needs CUDA: `--qlora auto` uses it exactly when a CUDA device
-  is visible, `on` without CUDA is an error, and bitsandbytes is imported only on that path. Without CUDA
-  the base model trains in fp32 (a 135M model on a laptop; bf16 CPU autograd is slower, not faster).
+- 4-bit QLoRA (bitsandbytes nf4, double quantisation off, gradient checkpointing) needs CUDA: `--qlora auto`
+  uses it exactly when a CUDA device is visible, `on` without CUDA is an error, and bitsandbytes is imported
+  only on that path (missing: an error that says `pip install bitsandbytes` or `--qlora off`).
+- Precision (`--precision`, default auto): compute in bf16 where the GPU has it natively (sm80+), else fp16
+  with a loss scaler (the T4); without CUDA fp32 (a 135M model on a laptop; bf16 CPU autograd is slower, not
+  faster). `fp16` forces the T4 path on any GPU, so a bf16 GPU can check it; `bf16` and `fp32` likewise.
 - The base model is the profile's `llm.path` unless `--base` names another, and it is loaded through the
   inference layer's `resolve_checkpoint`, so a GGUF base is converted once and shared with inference.
 - The output is a plain peft adapter folder (`adapter_config.json` + `adapter_model.safetensors`), which
@@ -62,6 +64,7 @@ class TrainConfig:
     max_length: int = 2048  # tokens per example (prompt context cut to fit; label never)
     # hardware
     qlora: str = "auto"  # auto (4-bit exactly when CUDA is visible) | on | off
+    precision: str = "auto"  # auto (bf16 native, else fp16; fp32 without CUDA) | fp16 | bf16 | fp32
     gradient_checkpointing: bool | None = None  # None: on with CUDA (db3), off on CPU (slower there)
     # bookkeeping
     seed: int = 0
@@ -82,12 +85,26 @@ class TrainResult:
 
 # ---------------------------------------------------------------------------------------------- model
 def use_4bit(qlora: str) -> bool:
-    """Whether to load the base in 4 bits; raises ValueError for `on` without CUDA or an unknown value."""
+    """Whether to load the base in 4 bits, checked before any weight loads.
+
+    Raises:
+        ValueError: an unknown value, or `on` without CUDA.
+        ModuleNotFoundError: 4 bits chosen but bitsandbytes is not installed (a message saying what to do,
+            not the bare import error from inside the model loading).
+    """
     if qlora not in ("auto", "on", "off"):
         raise ValueError(f"--qlora must be auto, on or off, not {qlora!r}")
     if qlora == "on" and not torch.cuda.is_available():
         raise ValueError("--qlora on needs a CUDA GPU (bitsandbytes 4-bit); use --qlora off or auto on CPU")
-    return qlora == "on" or (qlora == "auto" and torch.cuda.is_available())
+    quantize = qlora == "on" or (qlora == "auto" and torch.cuda.is_available())
+    if quantize:
+        try:
+            import bitsandbytes  # noqa: F401
+        except ImportError as exc:
+            raise ModuleNotFoundError(
+                f"--qlora {qlora} on a CUDA GPU trains in 4 bits, which needs bitsandbytes: pip install "
+                f"bitsandbytes, or train the base unquantised with --qlora off", name="bitsandbytes") from exc
+    return quantize
 
 
 def compute_dtype(cuda=torch.cuda) -> torch.dtype:
@@ -102,25 +119,47 @@ def compute_dtype(cuda=torch.cuda) -> torch.dtype:
     return torch.bfloat16 if cuda.is_bf16_supported(including_emulation=False) else torch.float16
 
 
-def load_base(folder: str | Path, quantize: bool):
-    """(model, tokenizer) of a HF model folder, in 4 bits on the GPU when `quantize`."""
+PRECISIONS = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
+
+
+def train_dtype(precision: str, cuda=torch.cuda) -> torch.dtype:
+    """The dtype the base computes in: `auto` is `compute_dtype`; a named one is forced, so a GPU with bf16 can
+    still check the T4's fp16 path (fp16 compute, the loss scaler on).
+
+    Raises:
+        ValueError: an unknown value; fp16 or bf16 without CUDA (the loss scaler and fast half matmuls are
+            CUDA's); bf16 on a GPU that would only emulate it.
+    """
+    if precision == "auto":
+        return compute_dtype(cuda)
+    if precision not in PRECISIONS:
+        raise ValueError(f"--precision must be auto, {', '.join(PRECISIONS)}, not {precision!r}")
+    if precision != "fp32" and not cuda.is_available():
+        raise ValueError(f"--precision {precision} needs a CUDA GPU; use auto or fp32 on CPU")
+    if precision == "bf16" and not cuda.is_bf16_supported(including_emulation=False):
+        raise ValueError("--precision bf16 needs a GPU with native bf16 (compute capability 8.0+); "
+                         "a T4 trains in fp16 (auto)")
+    return PRECISIONS[precision]
+
+
+def load_base(folder: str | Path, quantize: bool, dtype: torch.dtype):
+    """(model, tokenizer) of a HF model folder computing in `dtype`, in 4 bits on the GPU when `quantize`."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(folder)
     if tokenizer.pad_token is None:  # Llama 3 ships none; padding positions are masked anyway
         tokenizer.pad_token = tokenizer.eos_token
     if quantize:
-        import bitsandbytes  # noqa: F401  (fail here, with its own message, when it is missing)
         from peft import prepare_model_for_kbit_training
         from transformers import BitsAndBytesConfig
 
         quantization = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4",
-                                          bnb_4bit_compute_dtype=compute_dtype(), bnb_4bit_use_double_quant=False)
+                                          bnb_4bit_compute_dtype=dtype, bnb_4bit_use_double_quant=False)
         model = AutoModelForCausalLM.from_pretrained(folder, quantization_config=quantization, device_map={"": 0},
-                                                     dtype=compute_dtype())
+                                                     dtype=dtype)
         model = prepare_model_for_kbit_training(model, use_gradient_checkpointing=True)
     else:
-        model = AutoModelForCausalLM.from_pretrained(folder, dtype=compute_dtype())
+        model = AutoModelForCausalLM.from_pretrained(folder, dtype=dtype)
         model.to("cuda" if torch.cuda.is_available() else "cpu")
     return model, tokenizer
 
@@ -165,7 +204,7 @@ def run_training(model, examples: Sequence[EncodedExample], pad_token_id: int, c
     optimizer = torch.optim.AdamW(parameters, lr=config.lr, weight_decay=0.0)
     scheduler = get_cosine_schedule_with_warmup(optimizer, math.ceil(config.warmup_ratio * steps), steps)
     # fp16 compute needs loss scaling (as the Trainer's fp16=True); a disabled scaler is a no-op elsewhere.
-    scaler = torch.amp.GradScaler("cuda", enabled=compute_dtype() == torch.float16)
+    scaler = torch.amp.GradScaler("cuda", enabled=train_dtype(config.precision) == torch.float16)
     batches = _batches(examples, config)
     model.train()
     log_rows = []
@@ -219,12 +258,13 @@ def train(chats: Sequence[Sequence[dict]], base_folder: str | Path, out_dir: str
         checkpoint_dir: where `config.save_every` snapshots go (None: no snapshots).
 
     Raises:
-        ValueError: no example fits, or a bad `qlora` value.
+        ValueError: no example fits, or a bad `qlora` or `precision` value for this machine.
+        ModuleNotFoundError: 4-bit training without bitsandbytes installed.
     """
     started = time.monotonic()
     torch.manual_seed(config.seed)
     quantize = use_4bit(config.qlora)
-    model, tokenizer = load_base(base_folder, quantize)
+    model, tokenizer = load_base(base_folder, quantize, train_dtype(config.precision))
     examples, dropped = encode_all(tokenizer, chats, config.max_length)
     if not examples:
         raise ValueError(f"none of the {len(chats)} examples fits max_length={config.max_length}")
@@ -257,6 +297,7 @@ def _write_log(out_dir: Path, result: TrainResult, rows: list[dict], config: Tra
                quantized: bool, wall_s: float) -> None:
     summary = {
         "base": base, "quantized_4bit": quantized, "device": "cuda" if torch.cuda.is_available() else "cpu",
+        "dtype": str(train_dtype(config.precision)).removeprefix("torch."),
         "config": dataclasses.asdict(config), "n_examples": result.n_examples, "n_dropped": result.n_dropped,
         "eval_loss_before": result.eval_loss_before, "eval_loss_after": result.eval_loss_after,
         "wall_s": round(wall_s, 1), "steps": rows,
@@ -282,6 +323,8 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--grad-accum", type=int, default=defaults.grad_accum)
     parser.add_argument("--batch-size", type=int, default=defaults.batch_size)
     parser.add_argument("--qlora", choices=("auto", "on", "off"), default=defaults.qlora)
+    parser.add_argument("--precision", choices=("auto", *PRECISIONS), default=defaults.precision,
+                        help="auto: bf16 where the GPU has it natively, else fp16 with a loss scaler; fp32 on CPU")
     parser.add_argument("--eval-examples", type=int, default=defaults.eval_examples)
     parser.add_argument("--seed", type=int, default=defaults.seed)
     parser.add_argument("--save-every", type=int, default=defaults.save_every,
@@ -312,7 +355,8 @@ def main(argv: Sequence[str] | None = None) -> TrainResult:
     chats = [record.messages for path in args.data for record in read_records(path)]
     config = TrainConfig(epochs=args.epochs, max_steps=args.max_steps, max_length=args.max_length, lr=args.lr,
                          grad_accum=args.grad_accum, batch_size=args.batch_size, qlora=args.qlora,
-                         eval_examples=args.eval_examples, seed=args.seed, save_every=args.save_every)
+                         precision=args.precision, eval_examples=args.eval_examples, seed=args.seed,
+                         save_every=args.save_every)
     result = train(chats, folder, out, config, base_name=base, checkpoint_dir=args.checkpoint_dir)
     print(f"adapter written to {result.out_dir}: {result.steps} steps on {result.n_examples} examples "
           f"({result.n_dropped} dropped); loss {result.losses[0]:.4f} -> {result.losses[-1]:.4f}; "

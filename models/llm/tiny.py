@@ -59,3 +59,20 @@ def save_tiny_llama(out_dir: str | Path, tokenizer_dir: str | Path, *, hidden_si
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
     return out
+
+
+GRADER_TOKENIZER = "../shared/crag/tokenizer"  # the grader's Llama-2 tokenizer, beside the repo (not shipped)
+
+
+def default_tokenizer_dir(models_dir: str) -> Path:
+    """The tokenizer a tiny model gets when nobody names one: the grader's (`GRADER_TOKENIZER`, relative to the
+    repo root) where it is present, so prompts are cut as the grader's Llama counts them; else the packaged
+    SmolLM2's (converted once from its GGUF), so a fresh clone without the CRAG files still builds one."""
+    from models.config import REPO_ROOT
+    from models.llm.checkpoint import resolve_checkpoint
+    from models.llm.config import LLMConfig
+
+    grader = REPO_ROOT / GRADER_TOKENIZER
+    if (grader / "tokenizer.json").is_file():
+        return grader
+    return Path(resolve_checkpoint(LLMConfig().path, models_dir, LLMConfig().cache_dir))

@@ -8,7 +8,7 @@ import torch
 
 from tests.packaged import missing_packaged_model
 from training.encoding import IGNORE_INDEX, collate, encode_all, encode_example
-from training.train_lora import TrainConfig, compute_dtype, main, total_steps, train, use_4bit
+from training.train_lora import TrainConfig, compute_dtype, main, total_steps, train, train_dtype, use_4bit
 
 
 @pytest.fixture(scope="module")
@@ -144,3 +144,38 @@ class _FakeCuda:
 def test_t4_trains_in_fp16_not_emulated_bf16():
     assert compute_dtype(_FakeCuda(major=7)) == torch.float16   # T4 (sm75): bf16 only by emulation
     assert compute_dtype(_FakeCuda(major=8)) == torch.bfloat16  # A100 and later: native bf16
+
+
+class _NoCuda:
+    def is_available(self):
+        return False
+
+
+def test_precision_auto_is_compute_dtype_and_a_named_one_is_forced():
+    """`auto` keeps the old choice; fp16 is forceable on a bf16 GPU (the T4 path, loss scaler on, checked
+    on whatever GPU a check runs); bf16 is refused where it would be emulated, half precision without CUDA."""
+    t4, a100 = _FakeCuda(major=7), _FakeCuda(major=8)
+    for cuda in (t4, a100, _NoCuda()):
+        assert train_dtype("auto", cuda) == compute_dtype(cuda)
+    assert train_dtype("fp16", a100) == torch.float16 and train_dtype("bf16", a100) == torch.bfloat16
+    assert train_dtype("fp32", t4) == train_dtype("fp32", _NoCuda()) == torch.float32
+    with pytest.raises(ValueError, match="native bf16"):
+        train_dtype("bf16", t4)
+    with pytest.raises(ValueError, match="--precision fp16 needs a CUDA GPU"):
+        train_dtype("fp16", _NoCuda())
+    with pytest.raises(ValueError, match="auto, fp16, bf16, fp32"):
+        train_dtype("int8", a100)
+    assert TrainConfig().precision == "auto"
+
+
+def test_qlora_without_bitsandbytes_says_what_to_do(monkeypatch):
+    """On CUDA, `auto` and `on` mean 4 bits: a missing bitsandbytes is named with both ways out, before any
+    weight loads (it was a bare ModuleNotFoundError from inside the model loading)."""
+    import sys
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setitem(sys.modules, "bitsandbytes", None)  # `import bitsandbytes` raises ImportError
+    for qlora in ("auto", "on"):
+        with pytest.raises(ModuleNotFoundError, match=r"pip install bitsandbytes.*--qlora off"):
+            use_4bit(qlora)
+    assert use_4bit("off") is False
