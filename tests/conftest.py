@@ -52,18 +52,13 @@ def tokenizer(model_folder):
     return AutoTokenizer.from_pretrained(model_folder)
 
 
-GRADER_TOKENIZER = "../shared/crag/tokenizer"  # the grader's Llama-2 tokenizer, beside the repo (not shipped)
-
 
 @pytest.fixture(scope="session")
 def tiny_llama(tmp_path_factory, model_folder):
     """A tiny random Llama folder (`models/llm/tiny.py`) with the grader's tokenizer where ../shared has it, else
-    the packaged SmolLM2's tokenizer, so a fresh clone without the CRAG files still runs every test built on it."""
-    from pathlib import Path
-
+    the packaged SmolLM2's tokenizer (`default_tokenizer_dir`), so a fresh clone without the CRAG files still runs
+    every test built on it."""
     from models.config import REPO_ROOT
-    from models.llm.tiny import save_tiny_llama
+    from models.llm.tiny import default_tokenizer_dir, save_tiny_llama
 
-    grader = REPO_ROOT / GRADER_TOKENIZER
-    tokenizer_dir = grader if (grader / "tokenizer.json").is_file() else Path(model_folder)
-    return save_tiny_llama(tmp_path_factory.mktemp("tiny_llama"), tokenizer_dir)
+    return save_tiny_llama(tmp_path_factory.mktemp("tiny_llama"), default_tokenizer_dir(str(REPO_ROOT / "models")))

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from models.paths import REPO_ROOT
+
 # Llama-2's chat format (the grader's tokenizer ships without a template): a system turn folded into the first
 # user turn, each user turn in [INST] ... [/INST], each assistant turn followed by the end-of-sequence token.
 LLAMA2_CHAT_TEMPLATE = (
@@ -68,7 +70,6 @@ def default_tokenizer_dir(models_dir: str) -> Path:
     """The tokenizer a tiny model gets when nobody names one: the grader's (`GRADER_TOKENIZER`, relative to the
     repo root) where it is present, so prompts are cut as the grader's Llama counts them; else the packaged
     SmolLM2's (converted once from its GGUF), so a fresh clone without the CRAG files still builds one."""
-    from models.config import REPO_ROOT
     from models.llm.checkpoint import resolve_checkpoint
     from models.llm.config import LLMConfig
 
