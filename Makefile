@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed
 TORCH       ?= torch==2.13.0+cpu
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 
-.PHONY: setup eval test test-all bench preflight clean
+.PHONY: setup eval test test-all bench preflight adapters clean
 
 setup: $(STAMP)
 
@@ -41,6 +41,11 @@ bench: setup
 TASK ?= 3
 preflight: setup
 	$(PY) scripts/preflight.py --task $(TASK) $(ARGS)
+
+# On a GPU machine: the g4dn profile's three LoRA adapters (labels, API data, training; resumable, see
+# training/make_adapters.py), e.g. make adapters DATA=crag_task_1_and_2_dev_v4.jsonl.bz2 BASE=models/meta-llama/Meta-Llama-3-8B-Instruct
+adapters: setup
+	$(PY) scripts/make_adapters.py --data $(DATA) --base $(BASE) $(ARGS)
 
 clean:
 	rm -rf $(VENV) .cache outputs
