@@ -158,7 +158,8 @@ def lfs_lines(dirs: Mapping[str, Path], repo_root: Path, gitignore: str = "") ->
         folder = Path(folder).resolve()
         (inside if folder.is_relative_to(root) else outside)[name] = folder
     lines = [f"# {folder} is outside the repository: copy it into the models dir where the profile's "
-             f"llm.adapters.{name} points (models/adapters/{name}) before committing" for name, folder in outside.items()]
+             f"llm.adapters.{name} points (models/adapters/{name}) before committing"
+             for name, folder in outside.items()]
     if not inside:
         return lines
     relative = {name: folder.relative_to(root).as_posix() for name, folder in inside.items()}
