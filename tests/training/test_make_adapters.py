@@ -95,7 +95,7 @@ def test_the_adapters_answer_in_a_g4dn_shaped_profile(made, monkeypatch):
         "llm.backend": "hf", "llm.path": str(made["base"]), "llm.device": "cpu", "llm.dtype": "float32",
         "llm.gpu": "", "llm.warm_up": False,
         "llm.adapters": {name: str(made["adapters"] / name) for name in ma.ADAPTERS},
-        "embedder": asdict(cpu.embedder), "web": asdict(cpu.web), "pipeline.task": 2, "pipeline.batch_size": 3,
+        "embedder": asdict(cpu.embedder), "web": asdict(cpu.web), "pipeline.task": 2, "pipeline.batch_size": 4,
         "public_data.database": cpu.public_data.database, "public_data.build_from": cpu.public_data.build_from})
     asked = []
     real = HFGenerator.generate
@@ -106,12 +106,16 @@ def test_the_adapters_answer_in_a_g4dn_shaped_profile(made, monkeypatch):
 
     monkeypatch.setattr(HFGenerator, "generate", generate)
     examples = [e for e in load_examples(SAMPLE)][:3]
+    examples.insert(1, {**examples[0], "interaction_id": "empty", "query": ""})  # rejected: marks its position
     batch = {key: [e[key] for e in examples] for key in ("interaction_id", "query", "query_time", "search_results")}
     with running_server() as url:
         monkeypatch.setenv(ma.MOCK_API_ENV, url)
         model = CragModel(config)
         answers = model.batch_generate_answer(batch)
-    assert len(answers) == 3 and all(isinstance(a, str) and a for a in answers)
+    assert len(answers) == 4 and all(isinstance(a, str) and a for a in answers)
+    sources = [a.source for a in model.last_answers]
+    assert sources[1] == "error" and "rejected" in model.last_answers[1].trace["why"]
+    assert "error" not in sources[:1] + sources[2:], [a.trace for a in model.last_answers]  # the pipeline answered
     assert {a.name for a in model.pipeline.generator.adapters} == set(ma.ADAPTERS)  # all three on the base
     assert "api_generation" in asked  # the KG programs are written by the new adapter
 
