@@ -265,8 +265,10 @@ class AdapterMaker:
         self.overrides = labelling_overrides(settings, target.llm, self.device, gpus=gpus)
         self.session = Session(settings.profile, self.overrides, say)
         # What the data steps depend on, known without starting anything (the mock API's port is left out).
-        described = load_config(settings.profile, self.overrides | {"kg.api_url": "(mock API)"})
-        self.described = dataclasses.asdict(described)
+        described = dataclasses.asdict(load_config(settings.profile, self.overrides | {"kg.api_url": "(mock API)"}))
+        described["llm"]["path"] = "(BASE)"  # its fingerprint is an input of its own: spelt another way, the same
+        described.pop("models_dir")
+        self.described = described
         self.mock = os.environ.get(MOCK_API_ENV) or "bundled fixture KG"
 
     @cached_property
@@ -311,11 +313,11 @@ class AdapterMaker:
         if marker is not None:
             self.say(f"[{name}] skipped, already done: {counts_text(marker['counts'])}")
             return marker["counts"]
-        stale = state.begin(outputs)
+        aside = state.begin(outputs)
         started = time.monotonic()
         counts = action()
         state.finish(counts)
-        fresh = " (started afresh: the earlier outputs were made from other inputs)" if stale else ""
+        fresh = f" (started afresh: the earlier outputs, made from other inputs, are in {aside})" if aside else ""
         self.say(f"[{name}] done{fresh}: {counts_text(counts)} ({time.monotonic() - started:.1f} s)")
         return counts
 
@@ -403,8 +405,9 @@ class AdapterMaker:
             from training.sft_data import read_jsonl
 
             s = self.session
-            bootstrap(self._questions(), s.kg, s.generator, Path(self.settings.base).name or self.settings.base,
-                      path, batch_size=self.settings.batch_size, execute=True)
+            model_name = self.settings.server_model or Path(self.settings.base).name or self.settings.base
+            bootstrap(self._questions(), s.kg, s.generator, model_name, path, batch_size=self.settings.batch_size,
+                      execute=True)
             kept = list(read_jsonl(path))
             return {"compiled": len(kept), "found facts": sum(_found_facts(r) for r in kept),
                     "rejected": sum(1 for _ in read_jsonl(rejected_path(path)))}

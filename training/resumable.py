@@ -3,7 +3,7 @@
     inputs = {"data": file_fingerprint(path), "base": model_fingerprint(base), "limit": 200, ...}
     state = StepState(work / "labels_web_answer", inputs, resume_ignores=("limit",))
     if state.finished(): ...           # the marker holds the same fingerprint: skip
-    state.begin(outputs)               # stale outputs (other inputs, apart from `limit`) are deleted
+    state.begin(outputs)               # outputs of other inputs (apart from `limit`) are moved aside
     ...                                # the step appends to its outputs (its writers resume by id)
     state.finish(counts)
 
@@ -18,7 +18,8 @@ Design decisions:
   (`pkg:...`, a hub name) is its own fingerprint.
 - Two keys per step: `fingerprint` (all inputs: equal means done) and `resume_key` (the inputs without those a
   rerun may change and still append to the partial output: e.g. `limit`). A step whose outputs were begun under
-  another resume key starts again from nothing; otherwise the step resumes where its outputs end.
+  another resume key starts again from nothing (those outputs are moved aside, into `stale-<key>/`, never
+  deleted: labels can be hours of GPU time); otherwise the step resumes where its outputs end.
 """
 from __future__ import annotations
 
@@ -95,24 +96,27 @@ class StepState:
         marker = _read_json(self.done_path)
         return marker if marker and marker.get("fingerprint") == self.fingerprint else None
 
-    def begin(self, outputs: Iterable[str | Path] = ()) -> bool:
-        """Marks the step started; deletes `outputs` when they were begun under another resume key.
+    def begin(self, outputs: Iterable[str | Path] = ()) -> Path | None:
+        """Marks the step started; moves `outputs` aside when they were begun under another resume key.
 
         Returns:
-            True when earlier outputs were deleted as stale.
+            The folder the stale outputs were moved to (`<folder>/stale-<their resume key>/`), or None.
         """
         self.folder.mkdir(parents=True, exist_ok=True)
         started = _read_json(self.started_path)
-        stale = started is not None and started.get("resume_key") != self.resume_key
-        if stale:
+        aside = None
+        if started is not None and started.get("resume_key") != self.resume_key:
+            aside = self.folder / f"stale-{started.get('resume_key')}"
             for path in map(Path, outputs):
-                if path.is_dir():
-                    shutil.rmtree(path)
-                elif path.exists():
-                    path.unlink()
+                if path.exists():
+                    aside.mkdir(parents=True, exist_ok=True)
+                    target = aside / path.name
+                    if target.is_dir():
+                        shutil.rmtree(target)
+                    path.replace(target)
         self.done_path.unlink(missing_ok=True)
         _write_json(self.started_path, {"resume_key": self.resume_key, "inputs": self.inputs})
-        return stale
+        return aside
 
     def finish(self, counts: Mapping) -> dict:
         """Writes the done marker (fingerprint, inputs, counts, time) and returns it."""

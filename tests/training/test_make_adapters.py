@@ -202,3 +202,15 @@ def test_the_script_reads_set_values_as_yaml():
                                                         "--set", "llm.adapters={}", "--qlora", "on"])
     assert settings.overrides == {"kg.icl_k": 2, "llm.adapters": {}}
     assert settings.qlora == "on" and settings.profile == "g4dn" and settings.work == "outputs/adapters"
+
+
+def test_the_data_steps_inputs_do_not_depend_on_how_base_and_data_are_spelt(tmp_path, monkeypatch):
+    from models.paths import resolve_repo_path
+
+    base = tmp_path / "Meta-Llama-3-8B-Instruct"
+    base.mkdir()
+    (base / "config.json").write_text("{}")
+    absolute = ma.AdapterMaker(ma.Settings(data=str(resolve_repo_path(SAMPLE)), base=str(base), device="cpu"))
+    monkeypatch.chdir(tmp_path)
+    relative = ma.AdapterMaker(ma.Settings(data=SAMPLE, base=base.name, device="cpu"))
+    assert absolute._question_inputs() == relative._question_inputs()

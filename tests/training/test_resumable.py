@@ -60,7 +60,9 @@ def test_outputs_are_kept_when_only_a_resume_ignored_input_changed(tmp_path):
     out.write_text("a record\n")
     first.finish({})
     more = StepState(tmp_path / "step", {"data": "d", "limit": 20}, resume_ignores=("limit",))
-    assert more.finished() is None and more.begin([out]) is False
+    assert more.finished() is None and more.begin([out]) is None
     assert out.read_text() == "a record\n"  # the writer appends the next questions
     other = StepState(tmp_path / "step", {"data": "other", "limit": 20}, resume_ignores=("limit",))
-    assert other.begin([out]) is True and not out.exists()  # labels of another file: started afresh
+    aside = other.begin([out])
+    assert not out.exists()  # labels of another file: started afresh, the old ones kept aside
+    assert aside == tmp_path / "step" / f"stale-{first.resume_key}" and (aside / out.name).read_text() == "a record\n"
