@@ -107,7 +107,7 @@ def labelling_overrides(settings: Settings, profile_llm, device: str, vllm_impor
             raise MakeAdaptersError("--server-url needs --server-model (the served name of BASE)")
         overrides |= {"llm.backend": "openai", "llm.server.base_url": settings.server_url,
                       "llm.server.model": settings.server_model, "llm.server.adapter_models": {}}
-    elif profile_llm.backend == "vllm" and vllm_importable:
+    elif profile_llm.backend == "vllm" and vllm_importable and device.startswith("cuda"):
         overrides["llm.backend"] = "vllm"
         if gpus:
             overrides["llm.tensor_parallel_size"] = min(profile_llm.tensor_parallel_size, gpus)
