@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed
 TORCH       ?= torch==2.13.0+cpu
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 
-.PHONY: setup eval test test-all bench preflight clean
+.PHONY: setup eval test test-all bench preflight adapters clean
 
 setup: $(STAMP)
 
@@ -41,6 +41,15 @@ bench: setup
 TASK ?= 3
 preflight: setup
 	$(PY) scripts/preflight.py --task $(TASK) $(ARGS)
+
+# On a GPU machine: the g4dn profile's three LoRA adapters (labels, API data, training; resumable: see
+# training/make_adapters.py), e.g.
+#   make adapters DATA=crag_task_1_and_2_dev_v4.jsonl.bz2 BASE=models/meta-llama/Meta-Llama-3-8B-Instruct
+# `setup` installs TORCH from TORCH_INDEX, the CPU build by default: name a CUDA build of torch there on a fresh
+# GPU machine (or run `python scripts/make_adapters.py ...` in an environment that has one).
+adapters: setup
+	@test -n "$(DATA)" -a -n "$(BASE)" || { echo "usage: make adapters DATA=<CRAG file> BASE=<Llama-3-8B folder> [ARGS='...']"; exit 2; }
+	$(PY) scripts/make_adapters.py --data $(DATA) --base $(BASE) $(ARGS)
 
 clean:
 	rm -rf $(VENV) .cache outputs

@@ -10,12 +10,12 @@ template whose examples fail is a bug in the template or in the KG pathway: the 
 exits with status 1 unless `--allow-failures`. The in-context pool's entities (`kg.icl_pool` of the profile) are
 never held out, and train examples asking a pool question are left out. `--sft` also writes the chat records the
 trainer reads (`training/api_data.to_sft_records`: the pipeline's own request, with the program as the answer).
-The output is generated, not committed: the same seed gives the same files.
+The output is generated, not committed: the same seed gives the same files. The library is
+`training/template_data.py`; this is its command line.
 """
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sys
 from collections import Counter
@@ -23,39 +23,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runnable as a plain script from anywhere
 
-from training.api_templates import (  # noqa: E402
-    SPLITS, FixtureKG, cap_per_template, generate, program_entities, split_examples, write_examples,
+from training.api_templates import SPLITS, FixtureKG, cap_per_template, generate, write_examples  # noqa: E402
+from training.template_data import (  # noqa: E402,F401  (kg_pathway, validate: this script's API before the library)
+    kg_pathway, read_extra, split_for_pool, validate, write_sft,
 )
-
-
-def kg_pathway(profile: str | None, url: str, icl_k: int | None = None, api_prompt: str | None = None):
-    """The profile's KG pathway pointed at `url`, with the profile's embedder as in the pipeline (`icl_k`
-    overrides the number of in-context examples its requests carry, `api_prompt` the request template)."""
-    from dataclasses import replace
-
-    from models.config import load_config
-    from models.embedder import Embedder
-    from models.kg.pathway import KGPathway
-
-    config = load_config(profile)
-    embedder = Embedder.from_config(config.embedder, config.models_dir)
-    kg_config = replace(config.kg, api_url=url, icl_k=config.kg.icl_k if icl_k is None else icl_k,
-                        api_prompt=config.kg.api_prompt if api_prompt is None else api_prompt)
-    return KGPathway.from_config(kg_config, embedder=embedder)
-
-
-def validate(examples, kg):
-    """(kept, failures): examples whose own program gives the expected answer, and the rest with why."""
-    from training.api_scoring import score_program
-
-    kept, failures = [], []
-    for example in examples:
-        score = score_program(kg, example, example.program)
-        if score.correct:
-            kept.append(example)
-        else:
-            failures.append((example, score))
-    return kept, failures
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -90,10 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         for example, score in failures:
             print(f"FAIL {example.id}: {example.program!r} -> {list(score.answer)} {score.error} "
                   f"(expected {list(example.expected)})")
-        pool = kg.pool.examples
-        splits = split_examples(kept, program_entities(e.program for e in pool), seed=args.seed)
-        pool_queries = {e.query.strip().lower() for e in pool}
-        splits["train"] = [e for e in splits["train"] if e.query.lower() not in pool_queries]
+        splits = split_for_pool(kept, kg, seed=args.seed)
         out = Path(args.out)
         for name in SPLITS:
             count = write_examples(splits[name], out / f"{name}.jsonl")
@@ -105,29 +73,6 @@ def main(argv: list[str] | None = None) -> int:
                       out / "train.sft.jsonl", extra=read_extra(args.extra))
     print(f"{len(kept)} of {len(examples)} target programs give their expected answer")
     return 1 if failures and not args.allow_failures else 0
-
-
-def read_extra(paths) -> list[dict]:
-    """Hand-written examples (one JSON object per line), each with an id naming its file and line."""
-    extra = []
-    for path in paths:
-        for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-            if line.strip():
-                extra.append({**json.loads(line), "id": f"{Path(path).stem}:{n}", "source": str(path)})
-    return extra
-
-
-def write_sft(examples, kg, path: Path, extra: list[dict] = ()) -> None:
-    """train.sft.jsonl: the template examples (pool questions left out, as at inference), then `extra`, whose
-    programs must compile (training.api_data.validate) but are not executed."""
-    from training.api_data import to_sft_records, validate as validate_api
-
-    api_examples = [validate_api({"id": e.id, "query": e.query, "query_time": e.query_time, "domain": e.domain,
-                                  "program": e.program, "source": f"template:{e.template}"}) for e in examples]
-    records = list(to_sft_records(api_examples, kg, (e.query for e in kg.pool.examples)))
-    records += list(to_sft_records([validate_api(raw) for raw in extra], kg))
-    path.write_text("".join(r.to_json() + "\n" for r in records), encoding="utf-8")
-    print(f"{len(records)} SFT records written to {path}")
 
 
 if __name__ == "__main__":

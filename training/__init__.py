@@ -5,8 +5,11 @@
                        (web or KG context as the pipeline builds it), sft_data.py (the chat JSONL format)
     api_data.py        CLI: API-generation data: format, validation by the KG parser, execution, SFT records
     bootstrap_api.py   CLI: more API targets from a strong model (endpoint.py: any OpenAI-compatible server)
+    template_data.py   API-generation data from the bundled KG's templates (scripts/make_api_data.py's library)
     train_lora.py      CLI: chat JSONL -> peft adapter folder (LoRA on CPU, 4-bit QLoRA on CUDA; encoding.py
                        masks the loss to the assistant turn)
+    make_adapters.py   `make adapters`: all of the above for a GPU profile's three adapters in one resumable
+                       command (scripts/make_adapters.py; resumable.py: step fingerprints and done markers)
 """
 from training.api_data import APIExample, load_api_examples, validate
 from training.labels import LabelBuilder, LabelDecision, decide_label

@@ -118,8 +118,9 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def make_builder(args: argparse.Namespace, config) -> LabelBuilder:
-    """Assembles the label builder for `args` from the profile `config`."""
+def make_builder(args: argparse.Namespace, config, generator=None, embedder=None) -> LabelBuilder:
+    """Assembles the label builder for `args` from the profile `config`; `generator` and `embedder`, when given,
+    are used instead of loading the profile's (one copy of the model serves several builders)."""
     from models.embedder import Embedder
     from models.llm.generator import make_generator
     from models.llm.prompts import PromptLibrary
@@ -127,8 +128,8 @@ def make_builder(args: argparse.Namespace, config) -> LabelBuilder:
     from training.endpoint import ChatEndpoint
     from training.judges import make_checks
 
-    generator = make_generator(config.llm, config.models_dir)
-    embedder = Embedder.from_config(config.embedder, config.models_dir)
+    generator = generator or make_generator(config.llm, config.models_dir)
+    embedder = embedder or Embedder.from_config(config.embedder, config.models_dir)
     budget = args.context_max_tokens or config.web.context_max_tokens
     if args.adapter == "kg_answer":
         from models.kg.pathway import KGPathway

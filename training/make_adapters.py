@@ -1,0 +1,515 @@
+"""`make adapters`: the three LoRA adapters a GPU profile names, from a CRAG file and a base model, in one command.
+
+    make adapters DATA=crag_task_1_and_2_dev_v4.jsonl.bz2 BASE=models/meta-llama/Meta-Llama-3-8B-Instruct
+    python scripts/make_adapters.py --data FILE --base FOLDER [--server-url http://localhost:8001/v1 --server-model M]
+
+Steps, each writing into its own folder of the work folder (`--work`, default `outputs/adapters/`):
+1. `labels_web_answer`, `labels_kg_answer`: db3 §2.4 labels of the first `--limit` CRAG questions
+   (`training.build_sft_data`: `make_builder`, `build`; the rules in `training/labels.py`), the contexts built by the
+   web and KG pathways, p_basic answered and judged (`--judge llm`: p_check_gt / p_context) by the labelling model.
+2. `api_templates`: the bundled KG's templates (`training.template_data.train_examples`: at most
+   `--max-per-template` per template, each target executed against the mock API and kept when it gives its answer);
+   `api_bootstrap`: the labelling model writes a program for each CRAG question (`training.bootstrap_api`, with the
+   profile's request), executed against the mock API; `api_sft`: the SFT records of the API adapter
+   (`training.api_data.to_sft_records`: the request the profile sends, its `kg.api_prompt` and `kg.icl_k`) from the
+   kept templates, the bootstrapped programs that found facts, and the hand-written seed (`--extra`).
+3. `train_<adapter>`: `training.train_lora.train` into the folder the profile's `llm.adapters` names (resolved
+   against the models dir; `--adapters-dir DIR`: `DIR/<name>`), with its `training_log.json`; 4-bit only with
+   `--qlora on`, else the base in fp16 with the loss scaler (T4) or bf16 (sm80+), train_lora's own choice.
+Then the git-LFS lines that commit the adapters (`lfs_lines`).
+
+The labelling model is the profile with `llm.path=BASE`, no adapters and `kg.api_adapter=null` (the data is built
+on the base model), on `llm.backend` hf unless the profile's backend can be imported (vllm), or, with
+`--server-url URL --server-model NAME`, an OpenAI-compatible server of BASE (e.g. `vllm serve BASE`) through the
+`openai` backend, which still counts and fits prompts with BASE's tokenizer; that server is then also the judge.
+The mock API is `$CRAG_MOCK_API_URL`, or else the bundled fixture KG served in-process for the data steps (the log
+says so: KG contexts and API targets then come from the bundled KG, not CRAG's).
+
+Resumable (`training/resumable.py`): a step whose done marker names the same inputs (data file, base, settings) is
+skipped; an interrupted labelling or bootstrap step appends to what it wrote (the writers skip ids already done),
+also when only `--limit` changed; an adapter folder holding `adapter_config.json`, `training_log.json` and a
+`make_adapters.json` with the same fingerprint (training data, base, training settings) is not retrained. Nothing
+loads a model unless a step needs it, so a rerun of a finished run takes seconds.
+"""
+from __future__ import annotations
+
+import dataclasses
+import gc
+import importlib.util
+import json
+import logging
+import os
+import re
+import time
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import islice
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+from training.resumable import StepState, file_fingerprint, fingerprint, model_fingerprint
+
+log = logging.getLogger(__name__)
+
+ADAPTERS = ("web_answer", "kg_answer", "api_generation")
+LABELLED = ("web_answer", "kg_answer")
+SEED_EXTRA = ("data/kg/api_train_seed.jsonl",)
+MOCK_API_ENV = "CRAG_MOCK_API_URL"
+MARKER = "make_adapters.json"  # in each adapter folder: the fingerprint it was trained for
+LFS_PATTERN = "*.safetensors"
+
+
+class MakeAdaptersError(RuntimeError):
+    """A step cannot go on (e.g. no training record for an adapter); the message says why and where to look."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    data: str  # CRAG file (any format evaluation.data reads)
+    base: str  # the base model's HF folder (or any llm.path spec)
+    profile: str = "g4dn"
+    overrides: Mapping[str, object] = field(default_factory=dict)  # --set KEY=VALUE, applied last
+    work: str = "outputs/adapters"
+    adapters_dir: str | None = None  # None: where the profile's llm.adapters point
+    limit: int | None = None  # first N questions of the split
+    split: str = "all"  # all | 0 | 1
+    judge: str = "llm"  # llm | rules
+    server_url: str | None = None
+    server_model: str | None = None
+    device: str | None = None  # None: cuda when available, else cpu
+    batch_size: int = 8
+    max_per_template: int | None = 20
+    max_templates: int | None = None
+    extra: tuple[str, ...] = SEED_EXTRA
+    max_steps: int = 0  # 0: train_lora's epochs
+    max_length: int = 2048
+    qlora: str = "off"
+    seed: int = 0
+
+
+# ---------------------------------------------------------------------------------------------- pure helpers
+def default_device() -> str:
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def labelling_overrides(settings: Settings, profile_llm, device: str, vllm_importable: bool | None = None,
+                        gpus: int = 0) -> dict:
+    """The profile overrides of the labelling model (module docstring); `settings.overrides` win."""
+    if vllm_importable is None:
+        vllm_importable = importlib.util.find_spec("vllm") is not None
+    overrides: dict = {"llm.path": settings.base, "llm.adapters": {}, "kg.api_adapter": None,
+                       "llm.device": device, "embedder.device": device, "web.reranker.device": device}
+    if settings.server_url:
+        if not settings.server_model:
+            raise MakeAdaptersError("--server-url needs --server-model (the served name of BASE)")
+        overrides |= {"llm.backend": "openai", "llm.server.base_url": settings.server_url,
+                      "llm.server.model": settings.server_model, "llm.server.adapter_models": {}}
+    elif profile_llm.backend == "vllm" and vllm_importable and device.startswith("cuda"):
+        overrides["llm.backend"] = "vllm"
+        if gpus:
+            overrides["llm.tensor_parallel_size"] = min(profile_llm.tensor_parallel_size, gpus)
+    elif profile_llm.backend != "openai":
+        overrides["llm.backend"] = "hf"
+    if device == "cpu":
+        overrides |= {"llm.dtype": "float32", "embedder.fp16": False, "web.reranker.fp16": False}
+    return overrides | dict(settings.overrides)
+
+
+def adapter_dirs(config, adapters_dir: str | Path | None = None) -> dict[str, Path]:
+    """Where each adapter goes: `adapters_dir/<name>`, or the profile's `llm.adapters` entry (models-dir-relative)."""
+    dirs = {}
+    for name in ADAPTERS:
+        if adapters_dir is not None:
+            dirs[name] = Path(adapters_dir) / name
+            continue
+        spec = config.llm.adapters.get(name)
+        if not spec:
+            raise MakeAdaptersError(f"profile {config.name!r} names no llm.adapters.{name}; "
+                                    f"give --adapters-dir DIR or --set llm.adapters.{name}=PATH")
+        dirs[name] = Path(spec) if Path(spec).is_absolute() else Path(config.models_dir) / spec
+    return dirs
+
+
+def ignoring_rule(relative: str, gitignore: str) -> str | None:
+    """The .gitignore line that ignores `relative` (a repo-relative folder) or a folder above it, else None.
+    Plain folder and file rules only (no globs, no negation): what this repository's .gitignore uses."""
+    for line in gitignore.splitlines():
+        rule = line.strip()
+        if not rule or rule.startswith(("#", "!")) or any(c in rule for c in "*?["):
+            continue
+        path = rule.strip("/")
+        anchored = rule.startswith("/") or "/" in path
+        candidates = [relative] if anchored else relative.split("/")
+        if anchored and (relative == path or relative.startswith(path + "/")):
+            return rule
+        if not anchored and path in candidates:
+            return rule
+    return None
+
+
+def lfs_lines(dirs: Mapping[str, Path], repo_root: Path, gitignore: str = "") -> list[str]:
+    """The commands that commit the adapter folders with git-LFS (weights as LFS objects), as lines to print."""
+    root = Path(repo_root).resolve()
+    inside, outside = {}, {}
+    for name, folder in dirs.items():
+        folder = Path(folder).resolve()
+        (inside if folder.is_relative_to(root) else outside)[name] = folder
+    lines = [f"# {folder} is outside the repository: copy it into the models dir where the profile's "
+             f"llm.adapters.{name} points (models/adapters/{name}) before committing"
+             for name, folder in outside.items()]
+    if not inside:
+        return lines
+    relative = {name: folder.relative_to(root).as_posix() for name, folder in inside.items()}
+    rules = sorted({rule for path in relative.values() if (rule := ignoring_rule(path, gitignore))})
+    lines.append("git lfs install")
+    for rule in rules:
+        lines.append(f"sed -i '/^{_sed_escape(rule)}$/d' .gitignore   # un-ignore: .gitignore has {rule}")
+    for parent in sorted({str(Path(p).parent.as_posix()) for p in relative.values()}):
+        lines.append(f'git lfs track "{parent}/**/{LFS_PATTERN}"')
+    lines.append("git add .gitattributes" + (" .gitignore" if rules else "") + " " + " ".join(relative.values()))
+    lines.append(f'git commit -m "adapters: {", ".join(relative)} (make adapters)"')
+    return lines
+
+
+def _sed_escape(text: str) -> str:
+    return re.sub(r"([\\/.*\[\]^$])", r"\\\1", text)
+
+
+def counts_text(counts: Mapping) -> str:
+    return ", ".join(f"{value} {key}" if not isinstance(value, Mapping) else f"{key} {dict(value)}"
+                     for key, value in counts.items())
+
+
+# ---------------------------------------------------------------------------------------------- the loaded pieces
+class Session:
+    """The mock API, the labelling profile, model, embedder and KG pathway: each started on first use (a rerun
+    whose data steps are done loads none of them) and released by `close` (before training needs the GPU)."""
+
+    def __init__(self, profile: str, overrides: Mapping, say: Callable[[str], None]):
+        self.profile = profile
+        self.overrides = dict(overrides)
+        self.say = say
+        self._stack = ExitStack()
+
+    @cached_property
+    def mock_url(self) -> str:
+        url = os.environ.get(MOCK_API_ENV)
+        if url:
+            self.say(f"mock API: {url} (${MOCK_API_ENV})")
+            return url
+        from mock_api.server import running_server
+
+        url = self._stack.enter_context(running_server())
+        self.say(f"mock API: the bundled fixture KG at {url} (no ${MOCK_API_ENV}): kg_answer contexts and the API "
+                 "targets are then checked against the bundled KG, not CRAG's; it stops when the data steps end")
+        return url
+
+    @cached_property
+    def config(self):
+        from models.config import load_config
+
+        return load_config(self.profile, self.overrides | {"kg.api_url": self.mock_url})
+
+    @cached_property
+    def generator(self):
+        from models.llm.generator import make_generator
+
+        self.say(f"loading the labelling model: {self.config.llm.path} ({self.config.llm.backend} backend)")
+        return make_generator(self.config.llm, self.config.models_dir)
+
+    @cached_property
+    def embedder(self):
+        from models.embedder import Embedder
+
+        return Embedder.from_config(self.config.embedder, self.config.models_dir)
+
+    @cached_property
+    def kg(self):
+        from models.kg.pathway import KGPathway
+
+        return KGPathway.from_config(self.config.kg, embedder=self.embedder)
+
+    def close(self) -> None:
+        generator = self.__dict__.pop("generator", None)
+        if generator is not None and hasattr(generator, "close"):
+            generator.close()  # vllm: stops the engine's processes and frees the GPU
+        for name in ("kg", "embedder", "config", "mock_url"):
+            self.__dict__.pop(name, None)
+        del generator
+        self._stack.close()
+        gc.collect()
+        import torch
+
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
+
+
+# ---------------------------------------------------------------------------------------------- the command
+class AdapterMaker:
+    """Runs the steps of the module docstring for one `Settings`; `run()` returns each step's counts."""
+
+    def __init__(self, settings: Settings, say: Callable[[str], None] = print, repo_root: Path | None = None):
+        from models.config import REPO_ROOT, load_config
+
+        self.settings = settings
+        self.say = say
+        self.repo_root = Path(repo_root or REPO_ROOT)
+        self.work = Path(settings.work)
+        self.device = settings.device or default_device()
+        target = load_config(settings.profile, dict(settings.overrides))
+        self.adapter_dirs = adapter_dirs(target, settings.adapters_dir)
+        gpus = _cuda_devices() if self.device.startswith("cuda") else 0
+        self.overrides = labelling_overrides(settings, target.llm, self.device, gpus=gpus)
+        self.session = Session(settings.profile, self.overrides, say)
+        # What the data steps depend on, known without starting anything (the mock API's port is left out).
+        described = dataclasses.asdict(load_config(settings.profile, self.overrides | {"kg.api_url": "(mock API)"}))
+        described["llm"]["path"] = "(BASE)"  # its fingerprint is an input of its own: spelt another way, the same
+        described.pop("models_dir")
+        self.described = described
+        self.mock = os.environ.get(MOCK_API_ENV) or "bundled fixture KG"
+
+    @cached_property
+    def data_fingerprint(self) -> dict:
+        from models.paths import resolve_repo_path
+
+        path = Path(self.settings.data)
+        return file_fingerprint(path if path.exists() else resolve_repo_path(self.settings.data))
+
+    @cached_property
+    def base_fingerprint(self) -> dict:
+        return model_fingerprint(self.settings.base)
+
+    # ------------------------------------------------------------------ driving
+    def run(self) -> dict:
+        started = time.monotonic()
+        results = {}
+        try:
+            for adapter in LABELLED:
+                results[f"labels_{adapter}"] = self.labels(adapter)
+            results["api_templates"] = self.api_templates()
+            results["api_bootstrap"] = self.api_bootstrap()
+            results["api_sft"] = self.api_sft()
+        finally:
+            self.session.close()
+        for adapter in ADAPTERS:
+            results[f"train_{adapter}"] = self.train(adapter)
+        self.say(f"all steps finished in {time.monotonic() - started:.1f} s; the adapters:")
+        for name, folder in self.adapter_dirs.items():
+            self.say(f"  {name}: {folder}")
+        gitignore = self.repo_root / ".gitignore"
+        lines = lfs_lines(self.adapter_dirs, self.repo_root, gitignore.read_text() if gitignore.is_file() else "")
+        self.say("to commit them with git-LFS (from the repository root):\n" + "\n".join(f"  {x}" for x in lines))
+        results["lfs_lines"] = lines
+        return results
+
+    def step(self, name: str, inputs: Mapping, outputs: Sequence[Path], action: Callable[[], dict],
+             resume_ignores: Sequence[str] = ()) -> dict:
+        """Runs `action` unless the step is done for `inputs`; prints one status line either way."""
+        state = StepState(self.work / name, inputs, resume_ignores)
+        marker = state.finished()
+        if marker is not None:
+            self.say(f"[{name}] skipped, already done: {counts_text(marker['counts'])}")
+            return marker["counts"]
+        aside = state.begin(outputs)
+        started = time.monotonic()
+        counts = action()
+        state.finish(counts)
+        fresh = f" (started afresh: the earlier outputs, made from other inputs, are in {aside})" if aside else ""
+        self.say(f"[{name}] done{fresh}: {counts_text(counts)} ({time.monotonic() - started:.1f} s)")
+        return counts
+
+    # ------------------------------------------------------------------ the data steps
+    def _question_inputs(self) -> dict:
+        return {"data": self.data_fingerprint, "base": self.base_fingerprint, "split": self.settings.split,
+                "limit": self.settings.limit, "profile": self.described, "mock": self.mock}
+
+    def _questions(self):
+        from evaluation.data import load_examples
+        from training.build_sft_data import select_split
+
+        return islice(select_split(load_examples(self.settings.data), self.settings.split), self.settings.limit)
+
+    def labels(self, adapter: str) -> dict:
+        folder = self.work / f"labels_{adapter}"
+        out = folder / f"{adapter}.jsonl"
+        inputs = self._question_inputs() | {"adapter": adapter, "judge": self.settings.judge}
+
+        def action() -> dict:
+            from training import build_sft_data
+            from training.labels import RETRYABLE
+            from training.sft_data import SFTWriter
+
+            args = build_sft_data._parse_args(["--data", self.settings.data, "--out", str(out), "--adapter", adapter,
+                                               "--judge", self.settings.judge,
+                                               "--batch-size", str(self.settings.batch_size)])
+            s = self.session
+            builder = build_sft_data.make_builder(args, s.config, generator=s.generator, embedder=s.embedder)
+            with SFTWriter(out, retry_reasons=RETRYABLE) as writer:
+                this_run = build_sft_data.build(self._questions(), builder, writer, self.settings.batch_size)
+            summary = build_sft_data.summarize(out) | {"this_run": dict(this_run), "judge": self.settings.judge,
+                                                       "adapter": adapter}
+            out.with_name(f"{adapter}.summary.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
+            counts = {"records": summary["records"], "skipped": summary["skipped"]}
+            if summary["retryable_skips"]:
+                counts["unjudged (delete done.json to ask again)"] = summary["retryable_skips"]
+            return counts
+
+        return self.step(f"labels_{adapter}", inputs, [folder / p for p in
+                                                       (out.name, f"{adapter}.skipped.jsonl",
+                                                        f"{adapter}.summary.json")],
+                         action, resume_ignores=("limit",))
+
+    def _kg_inputs(self) -> dict:
+        return {"kg": self.described["kg"], "embedder": self.described["embedder"], "mock": self.mock}
+
+    @property
+    def templates_path(self) -> Path:
+        return self.work / "api_templates" / "templates.jsonl"
+
+    @property
+    def bootstrap_path(self) -> Path:
+        return self.work / "api_bootstrap" / "bootstrap.jsonl"
+
+    @property
+    def api_sft_path(self) -> Path:
+        return self.work / "api_sft" / "api_generation.jsonl"
+
+    def api_templates(self) -> dict:
+        inputs = self._kg_inputs() | {"seed": self.settings.seed, "max_per_template": self.settings.max_per_template,
+                                      "max_templates": self.settings.max_templates}
+
+        def action() -> dict:
+            from training.api_templates import write_examples
+            from training.template_data import train_examples
+
+            kept, failures = train_examples(self.session.kg, self.settings.max_per_template, self.settings.seed,
+                                            self.settings.max_templates)
+            for example, score in failures[:20]:
+                self.say(f"  template target failed: {example.id}: {example.program!r} -> {list(score.answer)} "
+                         f"{score.error} (expected {list(example.expected)})")
+            write_examples(kept, self.templates_path)
+            return {"kept": len(kept), "failed": len(failures), "templates": len({e.template for e in kept})}
+
+        return self.step("api_templates", inputs, [self.templates_path], action)
+
+    def api_bootstrap(self) -> dict:
+        from training.bootstrap_api import rejected_path
+
+        path = self.bootstrap_path
+
+        def action() -> dict:
+            from training.bootstrap_api import bootstrap
+            from training.sft_data import read_jsonl
+
+            s = self.session
+            model_name = self.settings.server_model or Path(self.settings.base).name or self.settings.base
+            bootstrap(self._questions(), s.kg, s.generator, model_name, path, batch_size=self.settings.batch_size,
+                      execute=True)
+            kept = list(read_jsonl(path))
+            return {"compiled": len(kept), "found facts": sum(_found_facts(r) for r in kept),
+                    "rejected": sum(1 for _ in read_jsonl(rejected_path(path)))}
+
+        return self.step("api_bootstrap", self._question_inputs(), [path, rejected_path(path)], action,
+                         resume_ignores=("limit",))
+
+    def api_sft(self) -> dict:
+        from models.paths import resolve_repo_path
+
+        extra = [resolve_repo_path(p) for p in self.settings.extra]
+        inputs = self._kg_inputs() | {"templates": file_fingerprint(self.templates_path),
+                                      "bootstrap": file_fingerprint(self.bootstrap_path),
+                                      "extra": [file_fingerprint(p) for p in extra]}
+
+        def action() -> dict:
+            from training.api_data import load_api_examples, to_sft_records
+            from training.api_templates import read_examples
+            from training.template_data import pool_queries, read_extra, sft_records
+
+            kg = self.session.kg
+            templates = read_examples(self.templates_path)
+            found = [e for e in load_api_examples(self.bootstrap_path, strict=False) if e.result]
+            records = sft_records(templates, kg, extra=read_extra(extra))
+            bootstrapped = list(to_sft_records(found, kg, pool_queries(kg)))
+            records += bootstrapped
+            self.api_sft_path.parent.mkdir(parents=True, exist_ok=True)
+            self.api_sft_path.write_text("".join(r.to_json() + "\n" for r in records), encoding="utf-8")
+            return {"records": len(records), "from templates and seed": len(records) - len(bootstrapped),
+                    "bootstrapped": len(bootstrapped)}
+
+        return self.step("api_sft", inputs, [self.api_sft_path], action)
+
+    # ------------------------------------------------------------------ training
+    def sft_path(self, adapter: str) -> Path:
+        if adapter == "api_generation":
+            return self.api_sft_path
+        return self.work / f"labels_{adapter}" / f"{adapter}.jsonl"
+
+    @cached_property
+    def train_config(self):
+        from training.train_lora import TrainConfig
+
+        return TrainConfig(max_steps=self.settings.max_steps, max_length=self.settings.max_length,
+                           qlora=self.settings.qlora, seed=self.settings.seed)
+
+    @cached_property
+    def base_folder(self) -> Path:
+        from models.config import load_config
+        from models.llm.checkpoint import resolve_checkpoint
+
+        config = load_config(self.settings.profile, dict(self.settings.overrides))
+        return resolve_checkpoint(self.settings.base, config.models_dir, config.llm.cache_dir)
+
+    def train(self, adapter: str) -> dict:
+        name, out, data = f"train_{adapter}", self.adapter_dirs[adapter], self.sft_path(adapter)
+        inputs = {"adapter": adapter, "data": file_fingerprint(data), "base": self.base_fingerprint,
+                  "train": dataclasses.asdict(self.train_config)}
+        marker = _read_marker(out / MARKER)
+        trained = all((out / f).is_file() for f in ("adapter_config.json", "training_log.json"))
+        if trained and marker.get("fingerprint") == fingerprint(inputs):
+            self.say(f"[{name}] skipped, already trained for these inputs: {out}")
+            return marker.get("counts", {})
+        from training.sft_data import read_records
+        from training.train_lora import train
+
+        chats = [record.messages for record in read_records(data)]
+        if not chats:
+            raise MakeAdaptersError(f"{adapter}: no training record in {data}; see the step's summary and "
+                                    "skipped files in that folder (more questions: a larger --limit)")
+        started = time.monotonic()
+        result = train(chats, self.base_folder, out, self.train_config, base_name=self.settings.base)
+        counts = {"steps": result.steps, "examples": result.n_examples, "dropped": result.n_dropped,
+                  "eval loss before": _round(result.eval_loss_before), "after": _round(result.eval_loss_after)}
+        (out / MARKER).write_text(json.dumps({"fingerprint": fingerprint(inputs), "inputs": inputs,
+                                              "counts": counts}, indent=1, default=str), encoding="utf-8")
+        self.say(f"[{name}] done: {counts_text(counts)} -> {out} ({time.monotonic() - started:.1f} s)")
+        return counts
+
+
+def make_adapters(settings: Settings, say: Callable[[str], None] = print) -> dict:
+    """The whole command (module docstring); returns each step's counts and the LFS lines."""
+    return AdapterMaker(settings, say).run()
+
+
+def _found_facts(row: dict) -> bool:
+    return bool(row.get("result"))
+
+
+def _read_marker(path: Path) -> dict:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def _cuda_devices() -> int:
+    import torch
+
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
