@@ -37,9 +37,8 @@ import sys
 from itertools import islice
 from pathlib import Path
 
-import yaml
 
-from models.config import REPO_ROOT, ConfigError, load_config, save_config
+from models.config import REPO_ROOT, ConfigError, load_config, parse_override, save_config
 from models.crag_model import CragModel, batch_size_of
 from evaluation.data import DEFAULT_DATA_PATH, LoadStats, count_examples, data_files, load_examples
 from evaluation.judge import make_judge
@@ -97,20 +96,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=2, help="--ray: worker actors, each with its own model")
     parser.add_argument("--cpus-per-worker", type=float, default=1.0, help="--ray: CPUs Ray gives each worker")
     parser.add_argument("--gpus-per-worker", type=float, default=0.0, help="--ray: GPUs Ray gives each worker")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", type=_setting,
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", type=parse_override,
                         help="overrides one profile key, the value read as YAML (repeatable), e.g. "
                              "--set kg.icl_k=0 --set kg.api_adapter=api_generation")
     return parser.parse_args(argv)
-
-
-def _setting(text: str) -> tuple[str, object]:
-    key, sep, value = text.partition("=")
-    if not sep or not key.strip():
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
-    try:
-        return key.strip(), yaml.safe_load(value)
-    except yaml.YAMLError as exc:
-        raise argparse.ArgumentTypeError(f"{key}: the value is not YAML: {exc}") from exc
 
 
 def config_overrides(args: argparse.Namespace) -> dict:

@@ -129,6 +129,23 @@ def load_config(profile: str | os.PathLike | None = None, overrides: Mapping[str
     return from_dict(Config, raw, where=str(path))
 
 
+def parse_override(text: str) -> tuple[str, Any]:
+    """One `--set KEY=VALUE` of a command line as (dotted key, value read as YAML), for `load_config`'s overrides.
+
+    Raises:
+        argparse.ArgumentTypeError: not KEY=VALUE, or a value that is not YAML (argparse prints the message).
+    """
+    import argparse
+
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    try:
+        return key.strip(), yaml.safe_load(value)
+    except yaml.YAMLError as exc:
+        raise argparse.ArgumentTypeError(f"{key}: the value is not YAML: {exc}") from exc
+
+
 def _read_profile(path: Path, seen: tuple[Path, ...] = ()) -> dict:
     """A profile's raw sections; `extends: <profile>` reads that profile first and overrides it key by key
     (sections merge, values replace, `{}` empties a mapping: `cpu-server` is `cpu` with another `llm` backend)."""

@@ -14,21 +14,11 @@ import logging
 import sys
 from pathlib import Path
 
-import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runnable as a plain script from anywhere
 
+from models.config import parse_override  # noqa: E402
 from training.make_adapters import Settings, make_adapters  # noqa: E402
-
-
-def _setting(text: str) -> tuple[str, object]:
-    key, sep, value = text.partition("=")
-    if not sep or not key.strip():
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
-    try:
-        return key.strip(), yaml.safe_load(value)
-    except yaml.YAMLError as exc:
-        raise argparse.ArgumentTypeError(f"{key}: the value is not YAML: {exc}") from exc
 
 
 def parse_args(argv: list[str] | None = None) -> Settings:
@@ -38,7 +28,7 @@ def parse_args(argv: list[str] | None = None) -> Settings:
     parser.add_argument("--data", required=True, help="CRAG file (.jsonl, .jsonl.bz2, Task-3 tar or directory)")
     parser.add_argument("--base", required=True, help="the base model: a HF folder (Llama-3-8B-Instruct)")
     parser.add_argument("--profile", default=defaults.profile, help="the profile whose adapters to train")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", type=_setting,
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", type=parse_override,
                         help="overrides one profile key, the value read as YAML (repeatable)")
     parser.add_argument("--work", default=defaults.work, help="each step's output (resumable)")
     parser.add_argument("--adapters-dir", default=None,
