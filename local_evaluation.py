@@ -37,7 +37,6 @@ import sys
 from itertools import islice
 from pathlib import Path
 
-
 from models.config import REPO_ROOT, ConfigError, load_config, parse_override, save_config
 from models.crag_model import CragModel, batch_size_of
 from evaluation.data import DEFAULT_DATA_PATH, LoadStats, count_examples, data_files, load_examples

@@ -24,7 +24,7 @@ import logging
 from dataclasses import replace
 
 from models.config import Config
-from models.llm.adapters import missing_adapters
+from models.llm.adapters import locate_adapters
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ def without_missing_adapters(config: Config) -> tuple[Config, dict[str, str]]:
     """
     if config.llm.require_adapters or config.llm.backend == "openai":
         return config, {}
-    missing = missing_adapters(config.llm.adapters, config.models_dir)
+    _, missing = locate_adapters(config.llm.adapters, config.models_dir)
     if not missing:
         return config, {}
     llm = replace(config.llm, adapters={n: p for n, p in config.llm.adapters.items() if n not in missing})

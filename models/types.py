@@ -112,8 +112,9 @@ class Answer:
 
     `trace` is everything needed to see why the answer is what it is, built stage by stage by the pipeline:
     task, domain, seconds per stage, every LLM call (`llm_calls`: stage, adapter, prompt_tokens,
-    output_tokens, seconds; `adapter_missing` when the base model stood in for a missing adapter), the KG program with its outcome and facts, the context chunks used, the raw
-    model output and the verifier's decision with its reason. Plain JSON-able data.
+    output_tokens, seconds; `adapter_missing` when the base model stood in for a missing adapter), the KG program
+    with its outcome and facts, the context chunks used, the raw model output and the verifier's decision with
+    its reason. Plain JSON-able data.
     """
 
     text: str

@@ -23,8 +23,8 @@ here, so each check proves one precondition and names the fix when it fails:
   line gives the command that trains them. With `llm.require_adapters: true` a missing adapter is a FAIL.
 - lfs: every weight file over 1 MB is committed on HEAD and tracked by git-LFS.
 - aicrowd: `aicrowd.json` is valid JSON for the chosen task, with your AIcrowd user name.
-Exit status 1 when a check fails (a WARN does not fail). A check that breaks is reported as failed with its error; the report is
-always printed whole.
+Exit status 1 when a check fails (a WARN does not fail). A check that breaks is reported as failed with its
+error; the report is always printed whole.
 """
 from __future__ import annotations
 
@@ -344,12 +344,12 @@ def check_adapters(profile: str, task: int = 0) -> tuple[Result, list[Path]]:
     """The profile's LoRA adapters: PASS when all are there, WARN when some are missing (the model starts without
     them: models/adapter_fallback.py), FAIL when the profile requires them (`llm.require_adapters`)."""
     from models.adapter_fallback import TRAIN_COMMAND
-    from models.llm.adapters import adapter_folder, missing_adapters
+    from models.llm.adapters import locate_adapters
 
     config = profile_for(profile, task)
     adapters = config.llm.adapters
-    missing = missing_adapters(adapters, config.models_dir)
-    found = [adapter_folder(name, spec, config.models_dir) for name, spec in adapters.items() if name not in missing]
+    located, missing = locate_adapters(adapters, config.models_dir)
+    found = list(located.values())
     if not missing:
         return Result("adapters", True, f"{len(found)} LoRA adapters found ({', '.join(adapters)})" if adapters
                       else "the profile names no LoRA adapter"), found

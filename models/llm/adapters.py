@@ -97,12 +97,13 @@ def adapter_folder(name: str, spec: str, models_dir: str) -> Path:
     return path
 
 
-def missing_adapters(adapters: Mapping[str, str], models_dir: str) -> dict[str, str]:
-    """The configured adapters whose folder cannot be used: name -> why (the `AdapterNotFoundError` message)."""
-    missing = {}
+def locate_adapters(adapters: Mapping[str, str], models_dir: str) -> tuple[dict[str, Path], dict[str, str]]:
+    """Each configured adapter resolved once: (name -> its peft folder, name -> why its folder cannot be used, the
+    `AdapterNotFoundError` message)."""
+    found, missing = {}, {}
     for name, spec in adapters.items():
         try:
-            adapter_folder(name, spec, models_dir)
+            found[name] = adapter_folder(name, spec, models_dir)
         except AdapterNotFoundError as exc:
             missing[name] = str(exc)
-    return missing
+    return found, missing

@@ -104,15 +104,15 @@ class OpenAIGenerator(ChatBackend):
         `llm.require_adapters`, else the base model stands in for it (`missing_adapters`, as for a missing folder
         in process: models/adapter_fallback.py) and the start-up log says so."""
         served = self._served_models()
-        wanted = {"llm.server.model": self.server.model,
-                  **{f"adapter {name!r}": self.adapters.get(name) for name in self.adapters.names}}
-        missing = {what: model for what, model in wanted.items() if model not in served}
-        if "llm.server.model" in missing or (missing and self.config.require_adapters):
+        absent = {name: model for name in self.adapters.names if (model := self.adapters.get(name)) not in served}
+        if self.server.model not in served or (absent and self.config.require_adapters):
+            missing = ({"llm.server.model": self.server.model} if self.server.model not in served else {}) | {
+                f"adapter {name!r}": model for name, model in absent.items()}
             raise BackendUnavailableError(
                 f"the LLM server at {self.base_url} does not serve {missing}; it serves {sorted(map(str, served))} "
                 "(vllm serve: --served-model-name for the base, --lora-modules name=path for each adapter)")
         self.missing_adapters = {name: f"the LLM server at {self.base_url} does not serve {model!r}"
-                                 for name in self.adapters.names if (model := self.adapters.get(name)) not in served}
+                                 for name, model in absent.items()}
         for name, why in self.missing_adapters.items():
             log.warning("LoRA adapter %r: %s, so the base model answers its requests (llm.require_adapters: true "
                         "makes this an error)", name, why)
