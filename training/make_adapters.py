@@ -48,7 +48,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
-from training.resumable import StepState, file_fingerprint, fingerprint, model_fingerprint
+from training.resumable import StepState, file_fingerprint, fingerprint, model_fingerprint, read_json, write_json
 
 log = logging.getLogger(__name__)
 
@@ -259,7 +259,7 @@ class AdapterMaker:
         self.repo_root = Path(repo_root or REPO_ROOT)
         self.work = Path(settings.work)
         self.device = settings.device or default_device()
-        target = load_config(settings.profile, dict(settings.overrides))
+        self.target = target = load_config(settings.profile, dict(settings.overrides))  # the profile trained for
         self.adapter_dirs = adapter_dirs(target, settings.adapters_dir)
         gpus = _cuda_devices() if self.device.startswith("cuda") else 0
         self.overrides = labelling_overrides(settings, target.llm, self.device, gpus=gpus)
@@ -456,17 +456,15 @@ class AdapterMaker:
 
     @cached_property
     def base_folder(self) -> Path:
-        from models.config import load_config
         from models.llm.checkpoint import resolve_checkpoint
 
-        config = load_config(self.settings.profile, dict(self.settings.overrides))
-        return resolve_checkpoint(self.settings.base, config.models_dir, config.llm.cache_dir)
+        return resolve_checkpoint(self.settings.base, self.target.models_dir, self.target.llm.cache_dir)
 
     def train(self, adapter: str) -> dict:
         name, out, data = f"train_{adapter}", self.adapter_dirs[adapter], self.sft_path(adapter)
         inputs = {"adapter": adapter, "data": file_fingerprint(data), "base": self.base_fingerprint,
                   "train": dataclasses.asdict(self.train_config)}
-        marker = _read_marker(out / MARKER)
+        marker = read_json(out / MARKER) or {}
         trained = all((out / f).is_file() for f in ("adapter_config.json", "training_log.json"))
         if trained and marker.get("fingerprint") == fingerprint(inputs):
             self.say(f"[{name}] skipped, already trained for these inputs: {out}")
@@ -482,8 +480,7 @@ class AdapterMaker:
         result = train(chats, self.base_folder, out, self.train_config, base_name=self.settings.base)
         counts = {"steps": result.steps, "examples": result.n_examples, "dropped": result.n_dropped,
                   "eval loss before": _round(result.eval_loss_before), "after": _round(result.eval_loss_after)}
-        (out / MARKER).write_text(json.dumps({"fingerprint": fingerprint(inputs), "inputs": inputs,
-                                              "counts": counts}, indent=1, default=str), encoding="utf-8")
+        write_json(out / MARKER, {"fingerprint": fingerprint(inputs), "inputs": inputs, "counts": counts})
         self.say(f"[{name}] done: {counts_text(counts)} -> {out} ({time.monotonic() - started:.1f} s)")
         return counts
 
@@ -495,14 +492,6 @@ def make_adapters(settings: Settings, say: Callable[[str], None] = print) -> dic
 
 def _found_facts(row: dict) -> bool:
     return bool(row.get("result"))
-
-
-def _read_marker(path: Path) -> dict:
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 def _round(value: float | None) -> float | None:

@@ -93,7 +93,7 @@ class StepState:
 
     def finished(self) -> dict | None:
         """The done marker when it names these inputs (the step need not run), else None."""
-        marker = _read_json(self.done_path)
+        marker = read_json(self.done_path)
         return marker if marker and marker.get("fingerprint") == self.fingerprint else None
 
     def begin(self, outputs: Iterable[str | Path] = ()) -> Path | None:
@@ -103,7 +103,7 @@ class StepState:
             The folder the stale outputs were moved to (`<folder>/stale-<their resume key>/`), or None.
         """
         self.folder.mkdir(parents=True, exist_ok=True)
-        started = _read_json(self.started_path)
+        started = read_json(self.started_path)
         aside = None
         if started is not None and started.get("resume_key") != self.resume_key:
             aside = self.folder / f"stale-{started.get('resume_key')}"
@@ -115,18 +115,19 @@ class StepState:
                         shutil.rmtree(target)
                     path.replace(target)
         self.done_path.unlink(missing_ok=True)
-        _write_json(self.started_path, {"resume_key": self.resume_key, "inputs": self.inputs})
+        write_json(self.started_path, {"resume_key": self.resume_key, "inputs": self.inputs})
         return aside
 
     def finish(self, counts: Mapping) -> dict:
         """Writes the done marker (fingerprint, inputs, counts, time) and returns it."""
         marker = {"fingerprint": self.fingerprint, "inputs": self.inputs, "counts": dict(counts),
                   "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}
-        _write_json(self.done_path, marker)
+        write_json(self.done_path, marker)
         return marker
 
 
-def _read_json(path: Path) -> dict | None:
+def read_json(path: Path) -> dict | None:
+    """A marker's JSON object; None when it is absent, unreadable or not an object (the step is not done)."""
     try:
         value = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -134,7 +135,9 @@ def _read_json(path: Path) -> dict | None:
     return value if isinstance(value, dict) else None
 
 
-def _write_json(path: Path, value: Mapping) -> None:
+def write_json(path: Path, value: Mapping) -> None:
+    """Writes a marker whole or not at all (a temporary file renamed over it): an interrupted run leaves no half
+    marker."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(value, indent=1, sort_keys=True, default=str), encoding="utf-8")
