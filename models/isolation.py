@@ -25,11 +25,14 @@ R = TypeVar("R")
 
 class ItemResults(list):
     """One result per item, in order (a plain list to every caller), and `reasons`: item index -> why that
-    item holds its fallback instead of a result. Empty when every item ran."""
+    item holds its fallback instead of a result. Empty when every item ran. An LLM backend also keeps
+    `completions`: item index -> every completion of that request with its log-probabilities, where the request
+    asked for several or for log-probabilities (`models.llm.generator.completions_of` reads them)."""
 
-    def __init__(self, results=(), reasons: Mapping[int, str] | None = None):
+    def __init__(self, results=(), reasons: Mapping[int, str] | None = None, completions: Mapping | None = None):
         super().__init__(results)
         self.reasons: dict[int, str] = dict(reasons or {})
+        self.completions: dict[int, tuple] = dict(completions or {})
 
     def error_of(self, index: int) -> dict:
         """{"error": why item `index` holds its fallback} for a trace entry, or {} when it ran."""

@@ -5,13 +5,14 @@ this package never pulls torch-heavy or GPU-only modules beyond what its public 
 """
 from models.llm.constraints import DecodingConstraint
 from models.llm.errors import AdapterNotFoundError, BackendUnavailableError, LLMError, UnknownAdapterError
-from models.llm.generator import GenerationRequest, Generator, make_generator
+from models.llm.generator import Completion, GenerationRequest, Generator, completions_of, make_generator
 from models.llm.postprocess import clean_answer, is_idk
 from models.llm.prompts import PromptLibrary, load_prompt
 
 __all__ = [
     "AdapterNotFoundError",
     "BackendUnavailableError",
+    "Completion",
     "DecodingConstraint",
     "GenerationRequest",
     "Generator",
@@ -19,6 +20,7 @@ __all__ = [
     "PromptLibrary",
     "UnknownAdapterError",
     "clean_answer",
+    "completions_of",
     "is_idk",
     "load_prompt",
     "make_generator",

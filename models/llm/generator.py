@@ -7,6 +7,7 @@ per-request attribute (as vLLM's `LoRARequest`), so one batch may mix adapters a
 from __future__ import annotations
 
 import importlib
+import math
 from dataclasses import dataclass
 from typing import Any, Protocol, Sequence, runtime_checkable
 
@@ -23,7 +24,12 @@ class GenerationRequest:
         max_new_tokens: generation cap.
         stop: strings that end the generation (not included in the output).
         constraint: optional decoding constraint (e.g. the KG grammar); backends that cannot honour a
-            constraint generate freely and the caller's parser rejects bad output.
+            constraint generate freely and the caller's parser rejects bad output. Sampled requests keep it.
+        temperature: this request's sampling temperature; None = the profile's `llm.temperature`; 0 = greedy.
+        n: completions to draw (`Completions.of(results, i)` holds all n; the plain result is the first). With
+            n > 1 and a temperature of 0 every backend returns n copies of the greedy completion.
+        logprobs: return each completion's token log-probabilities (`Completion.token_logprobs`) under the
+            model's own distribution (before any constraint mask or temperature).
     """
 
     messages: tuple[dict, ...]
@@ -31,6 +37,57 @@ class GenerationRequest:
     max_new_tokens: int = 64
     stop: tuple[str, ...] = ()
     constraint: Any = None
+    temperature: float | None = None
+    n: int = 1
+    logprobs: bool = False
+
+    def __post_init__(self):
+        if self.n < 1:
+            raise ValueError(f"a request draws at least one completion, got n={self.n}")
+        if self.temperature is not None and self.temperature < 0:
+            raise ValueError(f"temperature must be >= 0, got {self.temperature}")
+
+    def temperature_under(self, default: float) -> float:
+        """The temperature this request decodes at: its own, else the profile's `default`."""
+        return default if self.temperature is None else self.temperature
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One generated completion.
+
+    Attributes:
+        text: the completion as returned (stop strings cut off; "" when it could not be generated).
+        token_logprobs: the log-probability of each generated token under the model, when the request asked
+            (`GenerationRequest.logprobs`); () otherwise or where the backend could not say.
+    """
+
+    text: str
+    token_logprobs: tuple[float, ...] = ()
+
+    @property
+    def mean_logprob(self) -> float | None:
+        return sum(self.token_logprobs) / len(self.token_logprobs) if self.token_logprobs else None
+
+    @property
+    def min_logprob(self) -> float | None:
+        return min(self.token_logprobs) if self.token_logprobs else None
+
+    @property
+    def probability(self) -> float | None:
+        """exp(mean log-probability): the per-token geometric mean probability, in (0, 1]."""
+        mean = self.mean_logprob
+        return None if mean is None else math.exp(mean)
+
+
+def completions_of(results: Sequence[str], index: int) -> tuple[Completion, ...]:
+    """Every completion of request `index` in a `generate` result: the backend's own (`ItemResults.completions`)
+    when it kept them, else the plain text as one completion without log-probabilities; () for ""."""
+    kept = getattr(results, "completions", None) or {}
+    if index in kept:
+        return tuple(kept[index])
+    text = results[index]
+    return (Completion(text),) if text else ()
 
 
 @runtime_checkable
@@ -41,7 +98,9 @@ class Generator(Protocol):
         """Returns one completion per request, in order. Requests that cannot start before the deadline
         return "" (the caller turns that into "i don't know"); a backend may return `ItemResults`, whose
         `reasons` say why a request holds "" (it failed alone, or the deadline stopped its retry), and the
-        pipeline copies them into the trace."""
+        pipeline copies them into the trace. The plain result is each request's first completion's text; a
+        request with n > 1 or logprobs gets all of its `Completion`s in `ItemResults.completions[index]`
+        (read them with `completions_of`)."""
 
     def count_tokens(self, text: str) -> int:
         """Tokens of `text` under the model's tokenizer (for context budgets)."""
