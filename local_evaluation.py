@@ -84,6 +84,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "judge of the official numbers (default none: those stay unjudged)")
     parser.add_argument("--judge-url", help="OpenAI-compatible base URL, e.g. http://localhost:8001/v1")
     parser.add_argument("--judge-model", help="model name for --judge openai (default gpt-4-0125-preview)")
+    parser.add_argument("--kg-source", metavar="DIR",
+                        help="Tasks 2/3: serve a KG built from these fixture-format sources instead of the bundled "
+                             "one (e.g. data/kg_acceptance for data/acceptance/kg_unseen.jsonl)")
     parser.add_argument("--explain", metavar="ID",
                         help="print the saved trace of one question (interaction id or unique prefix) of the "
                              "output dir's predictions.jsonl, then exit")
@@ -108,16 +111,23 @@ def config_overrides(args: argparse.Namespace) -> dict:
 
 
 @contextlib.contextmanager
-def mock_api(task: int):
-    """Serves the bundled fixture KG for Tasks 2/3 when no mock API URL is set; yields the URL in use."""
+def mock_api(task: int, kg_source: str | None = None):
+    """Serves the bundled fixture KG (or the fixture-format sources in `kg_source`, built into a temporary
+    folder: `data/kg_acceptance/` for `kg_unseen`) for Tasks 2/3 when no mock API URL is set; yields the URL."""
     if task not in (2, 3) or os.environ.get(MOCK_API_ENV):
         yield os.environ.get(MOCK_API_ENV)
         return
+    import tempfile
+
+    from mock_api.bundled_kg import build
     from mock_api.server import running_server
 
-    with running_server(kg_dir=None, port=0) as url:
+    with contextlib.ExitStack() as stack:
+        kg_dir = build(stack.enter_context(tempfile.TemporaryDirectory(prefix="cragkg-")), kg_source) \
+            if kg_source else None
+        url = stack.enter_context(running_server(kg_dir=kg_dir, port=0))
         os.environ[MOCK_API_ENV] = url
-        log.info("mock KG API (bundled fixture) at %s", url)
+        log.info("mock KG API (%s) at %s", kg_source or "bundled fixture", url)
         try:
             yield url
         finally:
@@ -186,7 +196,7 @@ def setup(args: argparse.Namespace, stack: contextlib.ExitStack):
     _prepare_output_dir(out_dir, args.resume)
     save_config(config, out_dir / "config.yaml")
     try:
-        stack.enter_context(mock_api(config.pipeline.task))
+        stack.enter_context(mock_api(config.pipeline.task, args.kg_source))
     except (RuntimeError, OSError) as exc:
         raise SetupError(f"the mock KG API did not start: {exc}") from exc
     # With --ray the workers build the model; the driver only when the local judge needs its weights.

@@ -17,6 +17,7 @@ and counted in `LoadStats`; a bad line never stops a run. Examples stream one at
 """
 from __future__ import annotations
 
+import ast
 import bz2
 import glob
 import gzip
@@ -119,11 +120,11 @@ def normalise(row: Any) -> dict:
     pages = row.get("search_results")
     split = row.get("split")
     return {
-        "interaction_id": str(row.get("interaction_id") or ""),
+        "interaction_id": str(row.get("interaction_id") or row.get("id") or ""),
         "query": query,
         "search_results": [p for p in pages if isinstance(p, dict)] if isinstance(pages, list) else [],
         "query_time": str(row.get("query_time") or ""),
-        "answer": _text(row.get("answer")),
+        "answer": _text(row.get("answer")) if "answer" in row else _expected_answer(row.get("expected")),
         "alt_ans": _alt_answers(row.get("alt_ans", row.get("alternative_answers"))),
         "domain": _text(row.get("domain")).lower(),
         "question_type": _text(row.get("question_type")).lower(),
@@ -165,6 +166,19 @@ def _text(value: Any) -> str:
     if value is None:
         return ""
     return value.strip() if isinstance(value, str) else str(value)
+
+
+def _expected_answer(value: Any) -> str:
+    """The gold answer of a KG acceptance row (`kg_unseen.jsonl`: `expected`, the program's items, a list or its
+    Python repr), as one answer: the items joined by ", ", whole numbers without ".0"."""
+    if isinstance(value, str):
+        try:
+            value = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            return value.strip()
+    items = value if isinstance(value, (list, tuple)) else [value]
+    shown = [str(int(v)) if isinstance(v, float) and v.is_integer() else _text(v) for v in items if v is not None]
+    return ", ".join(v for v in shown if v)
 
 
 def _alt_answers(value: Any) -> list[str]:

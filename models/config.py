@@ -22,6 +22,7 @@ from typing import Any, Mapping
 
 import yaml
 
+from models.answering.config import AnsweringConfig
 from models.attributes.config import AttributeConfig
 from models.calculator.config import CalculatorConfig
 from models.embedder import EmbedderConfig
@@ -97,6 +98,7 @@ class Config:
     public_data: PublicDataConfig = field(default_factory=PublicDataConfig)
     routing: RoutingConfig = field(default_factory=RoutingConfig)
     verifier: VerifierConfig = field(default_factory=VerifierConfig)
+    answering: AnsweringConfig = field(default_factory=AnsweringConfig)  # the answers' confidence signals
     # ElectricSheep's stages (seed 001 §4), each off unless its profile section enables it.
     attributes: AttributeConfig = field(default_factory=AttributeConfig)
     calculator: CalculatorConfig = field(default_factory=CalculatorConfig)

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import logging
 import os
+from dataclasses import replace
 from typing import Sequence
 
 from models.adapter_fallback import without_missing_adapters
@@ -45,7 +46,7 @@ from models.config import Config
 from models.deadline import Deadline, check_stage_budgets
 from models.embedder import Embedder
 from models.evidence import Evidence
-from models.llm.generator import Generator, make_generator
+from models.llm.generator import Generator, completions_of, make_generator
 from models.llm.prompts import PromptLibrary
 from models.llm.stand_in import BaseModelStandIn
 from models.omni import Consolidated, EvidenceSelector, SourceSelector, make_source_selector
@@ -144,8 +145,10 @@ class Pipeline:
         """db3's short answer step, or (`reasoning.enabled`) ElectricSheep's reasoning step around it, with its
         knowledge extractor and calculator (the injected ones, else built on the generator)."""
         c, g = self.config, self.generator
+        a = c.answering
         short = ShortAnswerer(g, self.prompts, AnswerSettings(c.web.context_max_tokens, c.pipeline.answer_word_limit,
-                                                              c.pipeline.answer_max_new_tokens), grader_trim)
+                                                              c.pipeline.answer_max_new_tokens, a.logprobs, a.samples,
+                                                              a.sample_temperature), grader_trim)
         if c.calculator.enabled and not c.reasoning.enabled:
             raise ValueError("calculator.enabled needs reasoning.enabled: its results are references of the "
                              "reasoning step")
@@ -216,9 +219,13 @@ class Pipeline:
         native_stage = source.descriptor.native_stage
         if native_stage:
             requests = [(s, source.native_request(s.query, s.domain)) for s in states]
-            requests = [(s, r) for s, r in requests if r is not None]
-            asks = list(zip([s for s, _ in requests], generate_traced(self.generator, native_stage, requests,
-                                                                      deadline)))
+            requests = [(s, replace(r, logprobs=self.config.answering.logprobs)) for s, r in requests if r is not None]
+            outputs = generate_traced(self.generator, native_stage, requests, deadline)
+            asks = list(zip([s for s, _ in requests], outputs))
+            for k, (state, _) in enumerate(requests):  # how sure the model was of its query: the gate's evidence
+                written = completions_of(outputs, k)
+                if written and written[0].token_logprobs:
+                    state.query_logprobs[source.descriptor.name] = round(written[0].mean_logprob, 4)
         else:
             asks = [(s, None) for s in states]
         for (state, _), evidence in zip(asks, source.retrieve(run, asks, deadline)):

@@ -31,6 +31,7 @@ class QueryState:
     answer: Answer | None = None
     attribute: str | None = None  # "static" | "dynamic" when ElectricSheep's attribute predictor ran
     reason: str | None = None  # the verify step's reason for its latest decision (None: no answer was checked)
+    query_logprobs: dict[str, float] = field(default_factory=dict)  # source -> mean token log-prob of its native query
     trace: dict = field(default_factory=lambda: {"llm_calls": [], "attempts": []})
 
     def evidence_of(self, source: str) -> Evidence:

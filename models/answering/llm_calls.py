@@ -26,6 +26,8 @@ def generate_traced(generator: Generator, stage: str, asks: Sequence[tuple[Query
         call = {"stage": stage, "adapter": request.adapter, "batch": len(asks), "seconds": seconds,
                 "prompt_tokens": count_tokens(generator, " ".join(m.get("content", "") for m in request.messages)),
                 "output_tokens": count_tokens(generator, output or "")}
+        if request.n > 1 or request.temperature is not None:  # a sampled request beside the greedy ones
+            call.update(n=request.n, temperature=request.temperature)
         if request.adapter in missing:
             call["adapter"], call["adapter_missing"] = None, request.adapter
         if k in reasons:

@@ -63,9 +63,29 @@ class VerifyStep:
 def candidate(attempt: Attempt, pathway: str) -> Candidate:
     """What the verifier checks: the answer, the evidence it came from (structured facts first), and for a KG
     value the program that produced it, as parsed (read from the KG evidence, never from the trace)."""
-    calls = tuple(attempt.state.evidence_of("kg").provenance.get("calls", ())) if pathway == "kg-direct" else ()
-    return Candidate(attempt.state.query.text, attempt.answer, tuple(c.text for c in attempt.chunks), pathway,
-                     facts=sum(c.kind in _FACT_KINDS for c in attempt.chunks), calls=calls)
+    state = attempt.state
+    calls = tuple(state.evidence_of("kg").provenance.get("calls", ())) if pathway == "kg-direct" else ()
+    return Candidate(state.query.text, attempt.answer, tuple(c.text for c in attempt.chunks), pathway,
+                     facts=sum(c.kind in _FACT_KINDS for c in attempt.chunks), calls=calls,
+                     signals=signals(attempt, pathway))
+
+
+def signals(attempt: Attempt, pathway: str) -> dict:
+    """What the pipeline knows about an answer beyond its evidence, for the calibrated gate (verify/gate.py): the
+    answer step's log-probabilities and samples, the domain, static/dynamic when predicted, and for a KG answer
+    its program's log-probability, outcome and whether a check repaired it."""
+    state = attempt.state
+    out = {**attempt.signals, "domain": state.domain}
+    if state.attribute is not None:
+        out["attribute"] = state.attribute
+    source = pathway.removesuffix("-direct")
+    if source in state.query_logprobs:
+        out["query_logprob"] = state.query_logprobs[source]
+    if source == "kg":
+        provenance = state.evidence_of("kg").provenance
+        out["kg_outcome"] = provenance.get("outcome", "")
+        out["kg_repaired"] = bool(provenance.get("repaired"))
+    return out
 
 
 TRACED_CHARS = 2000  # a whole parent chunk (700 chars) or fact block: a run's context recall is read from traces

@@ -29,3 +29,7 @@ class VerifierConfig:
     kg_direct: bool = True  # a KG program's single value/list/count is the answer, formatted, no LLM
     kg_direct_max_items: int = 10  # longer value lists go to the LLM with the facts instead
     invalid_needs_evidence: bool = True  # "invalid question" only when the evidence contradicts the premise
+    # who decides answer or "i don't know" (verify/gate.py): rules (every threshold above must pass) | calibrated
+    # (a fitted P(correct) >= 0.5 over the same scores; scripts/fit_gate.py writes the file gate_path names)
+    gate: str = "rules"
+    gate_path: str = ""  # repo-relative or absolute JSON of the fitted gate (verifier.gate: calibrated)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Mapping, Protocol, Sequence
 
 import numpy as np
@@ -22,6 +23,7 @@ import numpy as np
 from models.deadline import Deadline
 from models.types import IDK, INVALID
 from models.verify.config import VerifierConfig
+from models.verify.gate import GATES, CalibratedGate, candidate_answer, features
 from models.verify.lexical import normalize, question_overlap, support
 from models.verify.span import KIND, as_asked, extract, question_kind, stands_alone, value_fits
 
@@ -47,6 +49,10 @@ class Candidate:
     source: str = ""  # the pathway: kg, kg-direct, sql-direct, public, web, reasoning, or a registered source's
     facts: int = 0  # how many leading evidence texts are structured facts (public data, KG), not web text
     calls: tuple = ()  # kg-direct: the KG program whose value the answer is, as parsed (`describe_calls`)
+    # what else the pipeline knows about this answer, copied into the scores for the calibrated gate: the answer's
+    # mean / min token log-probability, the sampled answers, the KG program's log-probability and outcome, the
+    # domain, the static/dynamic prediction (`models/answering/verify_step.py` fills it)
+    signals: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -78,10 +84,12 @@ class SupportVerifier:
         generator, prompts: for the LLM check (only when `config.llm_check`).
     """
 
-    def __init__(self, config: VerifierConfig, embedder=None, generator=None, prompts=None):
+    def __init__(self, config: VerifierConfig, embedder=None, generator=None, prompts=None,
+                 gate: CalibratedGate | None = None):
         if config.support_scope not in _SCOPES:
             raise ValueError(f"verifier.support_scope must be one of {sorted(_SCOPES)}, got {config.support_scope!r}")
         self.config = config
+        self.gate = gate if gate is not None else load_gate(config)
         self.embedder = embedder
         self.generator = generator
         self.prompts = prompts
@@ -94,7 +102,7 @@ class SupportVerifier:
         decisions = []
         for candidate in candidates:
             try:
-                decisions.append(decide(self.scores(candidate), self.config))
+                decisions.append(decide(self.scores(candidate), self.config, self.gate))
             except Exception as exc:  # noqa: BLE001 - one bad item costs that item, never the batch
                 log.exception("verifier failed on %r", candidate.answer)
                 decisions.append(Decision(IDK, False, f"verifier failed: {type(exc).__name__}: {exc}"))
@@ -103,9 +111,25 @@ class SupportVerifier:
         return decisions
 
     def scores(self, candidate: Candidate) -> dict:
-        """Every score `decide` needs, for one candidate (model calls: the embedder only)."""
+        """Every score `decide` needs, for one candidate (model calls: the embedder only), with the agreement of
+        the sampled answers and how many evidence texts state the answer (for the calibrated gate)."""
+        scores = self._scores(candidate)
+        answer = candidate_answer(scores)
+        if answer:
+            needle = normalize(answer)
+            scores["stated_by"] = sum(needle in normalize(text or "") for text in candidate.evidence) if needle else 0
+            samples = candidate.signals.get("samples")
+            if samples:
+                scores["agreement"] = round(sum(bool(needle) and needle in normalize(s or "") for s in samples)
+                                            / len(samples), 4)
+        return scores
+
+    def _scores(self, candidate: Candidate) -> dict:
         answer = (candidate.answer or "").strip()
         scores: dict[str, Any] = {"candidate": answer, "source": candidate.source}
+        scores.update((k, v) for k, v in candidate.signals.items() if k != "samples")
+        if candidate.signals.get("samples"):
+            scores["samples"] = len(candidate.signals["samples"])
         if answer == INVALID:
             scores["contradiction"] = contradicts_premise(candidate.query, candidate.evidence)
         kind = question_kind(candidate.query)
@@ -184,8 +208,42 @@ class SupportVerifier:
         return decisions
 
 
-def decide(scores: Mapping[str, Any], config: VerifierConfig) -> Decision:
-    """The decision for saved scores under `config`'s thresholds (pure: the sweep replays it)."""
+def load_gate(config: VerifierConfig) -> CalibratedGate | None:
+    """The fitted gate `verifier.gate_path` names when `verifier.gate` is calibrated, else None."""
+    if config.gate not in GATES:
+        raise ValueError(f"verifier.gate must be one of {list(GATES)}, got {config.gate!r}")
+    if config.gate == "rules":
+        return None
+    if not config.gate_path:
+        raise ValueError("verifier.gate: calibrated needs verifier.gate_path (a gate fitted by scripts/fit_gate.py)")
+    from models.paths import REPO_ROOT
+
+    path = Path(config.gate_path)
+    return CalibratedGate.load(path if path.is_absolute() else REPO_ROOT / path)
+
+
+def decide(scores: Mapping[str, Any], config: VerifierConfig, gate: CalibratedGate | None = None) -> Decision:
+    """The decision for saved scores: `config`'s thresholds, then, with a calibrated `gate`, P(correct) >= 0.5
+    over the same scores decides between the candidate and "i don't know" (pure: the sweep and the gate's
+    fitting replay it)."""
+    rules = decide_by_rules(scores, config)
+    if gate is None or not config.enabled:
+        return rules
+    answer = candidate_answer(scores)
+    if answer is None:  # no answer of the asked kind to keep (or the model abstained): the rules' decision
+        return rules
+    values = features(scores, rules.accepted, rules.reason)
+    p = gate.probability(values)
+    gated = {**scores, "gate_p": round(p, 4), "rules": {"accepted": rules.accepted, "reason": rules.reason}}
+    why = ", ".join(f"{name} {weight:+.2f}" for name, weight in gate.contributions(values, 3))
+    if gate.answers(p):
+        return Decision(answer, True, f"calibrated gate: P(correct) {p:.2f} >= 0.5 ({why}); rules: {rules.reason}",
+                        gated, rules.supporting or scores.get("supporting", "") or "")
+    return Decision(IDK, False, f"calibrated gate: P(correct) {p:.2f} < 0.5 ({why}); rules: {rules.reason}", gated)
+
+
+def decide_by_rules(scores: Mapping[str, Any], config: VerifierConfig) -> Decision:
+    """The decision for saved scores under `config`'s thresholds alone (the `rules` gate)."""
     answer = scores.get("candidate") or IDK
     supporting = scores.get("supporting", "") or ""
     computed = scores.get("computed")

@@ -133,3 +133,13 @@ def test_batches_have_the_grader_shape_and_gold_apart(tmp_path):
     assert [len(b["query"]) for b in iter_batches(path, batch_size=4, limit=3)] == [3]
     with pytest.raises(ValueError):
         list(batched([], 0))
+
+
+def test_kg_acceptance_rows_read_their_expected_items_as_the_gold_answer():
+    from evaluation.data import normalise
+
+    row = normalise({"id": "kgu-1", "query": "la la land budget?", "expected": "[30000000]"})
+    assert row["interaction_id"] == "kgu-1" and row["answer"] == "30000000"
+    assert normalise({"query": "q", "expected": ["Black Panther", "Creed"]})["answer"] == "Black Panther, Creed"
+    assert normalise({"query": "q", "expected": "[118.6, 2.0]"})["answer"] == "118.6, 2"
+    assert normalise({"query": "q", "answer": "x", "expected": "[1]"})["answer"] == "x"  # a gold answer wins

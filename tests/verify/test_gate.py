@@ -1,0 +1,156 @@
+"""The calibrated answer gate: it recovers known probabilities, answers iff P >= 0.5, never answers where the checks
+found nothing to keep, and its fit script writes a gate the verifier loads."""
+import json
+import math
+import random
+
+import pytest
+
+from evaluation.gate_fit import Row, cross_validated, fit, labelled_candidates, reliability
+from models.types import IDK, INVALID
+from models.verify import Candidate, SupportVerifier, VerifierConfig
+from models.verify.gate import CalibratedGate, candidate_answer, features
+from models.verify.verifier import decide, decide_by_rules, load_gate
+
+CONTEXT = ("Inception is a 2010 science fiction film. It was released in the United States on July 15, 2010. "
+           "Christopher Nolan directed it.")
+
+
+def _synthetic(n, seed, a=-0.5, b=2.0, c=-1.5):
+    """Rows whose true P(correct) = sigmoid(a + b*x1 + c*x2) is known."""
+    rng = random.Random(seed)
+    rows, truth = [], []
+    for i in range(n):
+        x1, x2 = rng.uniform(-1.5, 1.5), rng.uniform(-1.5, 1.5)
+        p = 1 / (1 + math.exp(-(a + b * x1 + c * x2)))
+        rows.append(Row("synthetic", f"q{i}", "web", "x", {"x1": x1, "x2": x2}, x1 > 0, int(rng.random() < p)))
+        truth.append(p)
+    return rows, truth
+
+
+def test_a_gate_fitted_on_synthetic_features_recovers_their_known_probabilities():
+    rows, _ = _synthetic(4000, seed=1)
+    gate = fit(rows, c=100.0)
+    held_out, truth = _synthetic(1000, seed=2)
+    predicted = [gate.probability(r.features) for r in held_out]
+    assert sum(abs(p - t) for p, t in zip(predicted, truth)) / len(truth) < 0.03
+    assert reliability(predicted, [r.label for r in held_out]).ece < 0.05
+    # the standardised coefficients map back to the generating ones
+    b = gate.coef[gate.names.index("x1")] / gate.scale[gate.names.index("x1")]
+    assert b == pytest.approx(2.0, rel=0.15)
+
+
+def test_cross_validation_predicts_every_row_out_of_fold_and_is_calibrated():
+    rows, truth = _synthetic(1500, seed=3)
+    predicted = cross_validated(rows, folds=5, c=100.0)
+    assert not any(math.isnan(p) for p in predicted)
+    assert reliability(predicted, [r.label for r in rows]).ece < 0.06
+
+
+def test_reliability_bins_and_ece_by_hand():
+    table = reliability([0.05, 0.15, 0.95, 0.95], [0, 1, 1, 0], bins=10)
+    assert table.n == 4
+    assert table.ece == pytest.approx((abs(0.05 - 0) + abs(0.15 - 1) + 2 * abs(0.95 - 0.5)) / 4)
+    assert "ECE 0." in table.lines()[-1]
+
+
+def test_fit_refuses_data_with_one_label():
+    rows, _ = _synthetic(20, seed=4)
+    with pytest.raises(ValueError, match="nothing to calibrate"):
+        fit([Row(r.run, r.question, r.pathway, r.answer, r.features, r.rules_accepted, 1) for r in rows])
+
+
+def _gate(intercept, rules_weight=0.0):
+    return CalibratedGate(("rules_accepted",), (0.0,), (1.0,), (rules_weight,), intercept)
+
+
+def _scores(answer, query="who directed inception?"):
+    return SupportVerifier(VerifierConfig()).scores(Candidate(query, answer, (CONTEXT,), "web"))
+
+
+def test_the_gate_answers_iff_p_is_at_least_one_half_and_says_so():
+    scores = _scores("Christopher Nolan")
+    kept = decide(scores, VerifierConfig(), _gate(0.2))
+    assert kept.accepted and kept.answer == "Christopher Nolan"
+    assert kept.scores["gate_p"] == pytest.approx(1 / (1 + math.exp(-0.2)), abs=1e-4)
+    assert "calibrated gate" in kept.reason and kept.scores["rules"]["accepted"]
+    refused = decide(scores, VerifierConfig(), _gate(-0.2))
+    assert not refused.accepted and refused.answer == IDK and "< 0.5" in refused.reason
+
+
+def test_the_gate_may_keep_an_answer_a_threshold_refused():
+    scores = _scores("Christopher Nolan")
+    config = VerifierConfig(min_similarity=0.99)
+    assert not decide_by_rules({**scores, "similarity": 0.5}, config).accepted
+    kept = decide({**scores, "similarity": 0.5}, config, _gate(1.0))
+    assert kept.accepted and kept.answer == "Christopher Nolan"
+
+
+@pytest.mark.parametrize("answer", [IDK, INVALID, "Christopher Nolan"])  # the last: no date for "when"
+def test_the_gate_never_answers_where_the_checks_found_nothing_to_keep(answer):
+    scores = _scores(answer, query="when was inception released?")
+    assert candidate_answer(scores) is None
+    decision = decide(scores, VerifierConfig(), _gate(50.0))
+    assert decision == decide_by_rules(scores, VerifierConfig()) and "gate_p" not in decision.scores
+
+
+def test_missing_scores_are_indicated_not_read_as_low():
+    values = features({"source": "kg-direct", "candidate": "7", "claims": 1}, True)
+    assert values["has_similarity"] == 0.0 and values["similarity"] == 0.0
+    assert values["has_mean_logprob"] == 0.0 and values["source=kg-direct"] == 1.0
+    values = features({"source": "web", "candidate": "7", "claims": 1, "mean_logprob": -0.5, "similarity": 0.7}, False)
+    assert values["has_mean_logprob"] == 1.0 and 0.9 < values["mean_logprob"] < 1.0 and values["similarity"] == 0.7
+
+
+def test_signals_reach_the_scores_and_samples_become_agreement():
+    verifier = SupportVerifier(VerifierConfig())
+    candidate = Candidate("who directed inception?", "Christopher Nolan", (CONTEXT,), "web",
+                          signals={"mean_logprob": -0.3, "domain": "movie",
+                                   "samples": ["christopher nolan", "Nolan", "Christopher Nolan did"]})
+    scores = verifier.scores(candidate)
+    assert scores["mean_logprob"] == -0.3 and scores["domain"] == "movie" and scores["samples"] == 3
+    assert scores["agreement"] == pytest.approx(2 / 3, abs=1e-3)
+    assert scores["stated_by"] == 1
+
+
+def test_a_gate_file_round_trips_and_a_bad_one_names_the_refit_command(tmp_path):
+    gate = _gate(0.3, 1.2)
+    gate.save(tmp_path / "gate.json")
+    assert CalibratedGate.load(tmp_path / "gate.json") == gate
+    (tmp_path / "bad.json").write_text("{}")
+    with pytest.raises(ValueError, match="fit_gate.py"):
+        CalibratedGate.load(tmp_path / "bad.json")
+    with pytest.raises(ValueError, match="gate_path"):
+        load_gate(VerifierConfig(gate="calibrated"))
+    with pytest.raises(ValueError, match="verifier.gate"):
+        load_gate(VerifierConfig(gate="maybe"))
+    assert load_gate(VerifierConfig(gate="calibrated", gate_path=str(tmp_path / "gate.json"))) == gate
+
+
+def _run_dir(tmp_path, name, attempts_and_gold):
+    run = tmp_path / name
+    run.mkdir()
+    with (run / "predictions.jsonl").open("w") as out:
+        for i, (scores, gold) in enumerate(attempts_and_gold):
+            out.write(json.dumps({"interaction_id": f"{name}-{i}", "query": "who directed inception?", "gold": gold,
+                                  "alt_ans": [], "trace": {"attempts": [{"pathway": "web",
+                                                                         "verifier": {"scores": scores}}]}}) + "\n")
+    return run
+
+
+def test_fit_script_fits_on_saved_runs_and_measures_on_held_out_ones(tmp_path, capsys):
+    from scripts.fit_gate import main
+
+    right, wrong = _scores("Christopher Nolan"), {**_scores("Christopher Nolan"), "similarity": 0.1}
+    wrong["candidate"] = "Christopher Nolan"
+    rows = [(right, "Christopher Nolan")] * 12 + [(wrong, "Steven Spielberg")] * 12
+    train = _run_dir(tmp_path, "train", rows)
+    labelled = labelled_candidates([train], VerifierConfig())
+    assert len(labelled) == 24 and sum(r.label for r in labelled) == 12
+    assert main([str(train), "--output", str(tmp_path / "gate.json"), "--folds", "3"]) == 0
+    printed = capsys.readouterr().out
+    assert "ECE" in printed and "rules" in printed and "calibrated" in printed
+    gate = CalibratedGate.load(tmp_path / "gate.json")
+    assert gate.metrics["cv_folds"] == 3 and gate.fitted_on["candidates"] == 24
+    assert main([str(_run_dir(tmp_path, "heldout", rows[:6] + rows[-6:])), "--gate", str(tmp_path / "gate.json")]) == 0
+    assert "held out" in capsys.readouterr().out
