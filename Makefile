@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed
 TORCH       ?= torch==2.13.0+cpu
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 
-.PHONY: setup eval test test-all bench preflight adapters clean
+.PHONY: setup eval test test-all bench preflight adapters gate clean
 
 setup: $(STAMP)
 
@@ -50,6 +50,14 @@ preflight: setup
 adapters: setup
 	@test -n "$(DATA)" -a -n "$(BASE)" || { echo "usage: make adapters DATA=<CRAG file> BASE=<Llama-3-8B folder> [ARGS='...']"; exit 2; }
 	$(PY) scripts/make_adapters.py --data $(DATA) --base $(BASE) $(ARGS)
+
+# The calibrated answer gate (verifier.gate: calibrated): rules-gate runs on the package's own fit sets (never a set
+# the README reports on), then the fit (reliability table, rules vs calibrated), written to GATE_OUT. A GPU user
+# refits on their own traces: python scripts/fit_gate.py RUN_DIR ... --profile g4dn --output models/gates/g4dn.json
+GATE_PROFILE ?= cpu
+GATE_OUT     ?= models/gates/cpu.json
+gate: setup
+	$(PY) scripts/fit_gate.py --collect outputs/gate-fit/$(GATE_PROFILE) --profile $(GATE_PROFILE) --output $(GATE_OUT) $(ARGS)
 
 clean:
 	rm -rf $(VENV) .cache outputs

@@ -12,10 +12,12 @@ with the calculator, with the knowledge extractor), then all of them, and `compu
 `kg-checks-off`: the base profile with `kg.program_checks` off (KG programs as generated, before issue 30), and
 `sql-off`: the base profile without the SQL source (before issue 31), and `web-arm`: the web pages retrieved by
 ARM's information alignment (`web.retriever: arm`, issue 33) instead of recall + rerank, and `web-arm-structure`:
-ARM with its structure alignment, drafts and voting (`web.arm.structure.enabled`, issue 34). Suites
-(column groups): the bundled sample (Task 1), the 10 real dev questions (`../shared/crag/dev_data.jsonl.bz2`
-with the grader's tokenizer), the Task-2 sample (bundled mock KG API) and the Task-3 sample;
-`--data/--task/--tokenizer` define one suite of your own instead.
+ARM with its structure alignment, drafts and voting (`web.arm.structure.enabled`, issue 34), and the answer gates
+of issue 50: `gate-rules` (the hand thresholds), `gate-calibrated` (the fitted `models/gates/cpu.json`), and the
+calibrated gate with 3 sampled answers per question or with ARM's structure alignment. Suites (column groups):
+the bundled sample (Task 1), the 10 real dev questions (`../shared/crag/dev_data.jsonl.bz2` with the grader's
+tokenizer), the Task-2 sample (bundled mock KG API), the Task-3 sample, and `kg_unseen` (62 natural questions
+over another KG, `data/kg_acceptance/`, Task 2); `--data/--task/--tokenizer` define one suite of your own instead.
 
 For every configuration, in order (cheapest first), and every suite it resolves and checks the profile with
 `load_config`, saves it as `<output-root>/<configuration>/profile.yaml`, runs `local_evaluation.py` in a
@@ -46,6 +48,7 @@ ATTRIBUTES = {"attributes.enabled": True}
 CALCULATOR = {"calculator.enabled": True}
 KNOWLEDGE = {"reasoning.knowledge.enabled": True}
 REASONING = {"reasoning.enabled": True}
+CALIBRATED = {"verifier.gate": "calibrated", "verifier.gate_path": "models/gates/cpu.json"}
 NO_BACKUP = {"reasoning.backup.enabled": False}
 # Cheapest first: the retrieval and attribute rows add milliseconds per question, the LLM stages seconds.
 CONFIGURATIONS: dict[str, dict] = {
@@ -64,6 +67,11 @@ CONFIGURATIONS: dict[str, dict] = {
     "web-arm": {"web.retriever": "arm"},  # issue 33: ARM's information alignment instead of recall + rerank
     # issue 34: ARM with structure alignment, drafts and voting (the support verifier of the CPU profile)
     "web-arm-structure": {"web.retriever": "arm", "web.arm.structure.enabled": True},
+    # issue 50: who decides answer or "i don't know": the hand thresholds, or the fitted P(correct) >= 0.5
+    "gate-rules": {"verifier.gate": "rules"},
+    "gate-calibrated": CALIBRATED,
+    "gate-calibrated+samples": {**CALIBRATED, "answering.samples": 3},
+    "gate-calibrated+arm-structure": {**CALIBRATED, "web.retriever": "arm", "web.arm.structure.enabled": True},
 }
 
 
@@ -72,6 +80,7 @@ class Suite:
     data: str
     task: int
     tokenizer: str | None = None
+    kg_source: str | None = None  # local_evaluation --kg-source: another KG's fixture-format sources
 
 
 SUITES = {
@@ -79,6 +88,7 @@ SUITES = {
     "dev": Suite("../shared/crag/dev_data.jsonl.bz2", 1, "../shared/crag/tokenizer"),
     "task2": Suite("data/sample/crag_sample.jsonl", 2),
     "task3": Suite("data/sample/crag_sample_task3.jsonl", 3),
+    "kg_unseen": Suite("data/acceptance/kg_unseen.jsonl", 2, kg_source="data/kg_acceptance"),
 }
 
 
@@ -139,6 +149,8 @@ def command(args, suite: Suite, profile_path: Path, out_dir: Path) -> list[str]:
         cmd += ["--limit", str(args.limit)]
     if suite.tokenizer:
         cmd += ["--tokenizer", suite.tokenizer]
+    if suite.kg_source:
+        cmd += ["--kg-source", suite.kg_source]
     return cmd
 
 

@@ -2,6 +2,7 @@
 
     python scripts/fit_gate.py RUN_DIR [RUN_DIR ...] --output models/gates/cpu.json    # fit and write the gate
     python scripts/fit_gate.py --gate models/gates/cpu.json RUN_DIR [RUN_DIR ...]      # held-out calibration
+    python scripts/fit_gate.py --collect outputs/gate-fit --output models/gates/cpu.json   # `make gate`
 
 A run dir is what `local_evaluation.py --output-dir DIR` wrote (its predictions.jsonl holds every answer
 candidate's verifier scores in the trace, and the gold answers). Fitting prints the 5-fold cross-validated
@@ -9,20 +10,24 @@ reliability table (folds by question) with its ECE and the per-candidate score o
 calibrated gate side by side, then fits on every candidate and writes the gate (feature names, centring, scale,
 coefficients, intercept, what it was fitted on, the cross-validated figures) as JSON for `verifier.gate_path`.
 `--gate` instead prints the same table for a fitted gate on runs it never saw. The rules' verdict is replayed
-under the profile's `verifier` thresholds (`--profile`). The library is `evaluation/gate_fit.py`.
+under the profile's `verifier` thresholds (`--profile`). `--collect DIR` first runs `local_evaluation.py` (rules
+gate) on the package's own fit sets (`evaluation.gate_fit.FIT_SUITES`: the generated gate questions as Task 2 and
+Task 1, the KG wordings, checkable and public-SQL acceptance sets; never a set the README reports on) into
+`DIR/<set>/`, skipping those already finished, and fits on them. The library is `evaluation/gate_fit.py`.
 """
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runnable as a plain script from anywhere
 
-from evaluation.gate_fit import (compare_gates, cross_validated, fit, labelled_candidates,  # noqa: E402
-                                 reliability)
-from models.config import load_config  # noqa: E402
+from evaluation.gate_fit import (FIT_SUITES, compare_gates, cross_validated, fit,  # noqa: E402
+                                 labelled_candidates, reliability)
+from models.config import REPO_ROOT, load_config  # noqa: E402
 from models.verify.gate import CalibratedGate  # noqa: E402
 
 
@@ -33,10 +38,29 @@ def _print_scores(title: str, figures: dict) -> None:
               f"{s['score']:+.3f}")
 
 
+def collect(root: Path, profile: str | None) -> list[str]:
+    """Runs (or resumes) the rules-gate evaluation of every fit set into `root/<set>/`; returns the run dirs."""
+    runs = []
+    for name, (data, task) in FIT_SUITES.items():
+        out = root / name
+        if not (out / "summary.json").is_file():
+            cmd = [sys.executable, str(REPO_ROOT / "local_evaluation.py"), "--task", str(task), "--data", data,
+                   "--output-dir", str(out), "--set", "verifier.gate=rules"] + (["--profile", profile] if profile else [])
+            print(f"[{name}] {' '.join(cmd)}", flush=True)
+            out.mkdir(parents=True, exist_ok=True)
+            with open(root / f"{name}.log", "w", encoding="utf-8") as log:
+                if subprocess.run(cmd, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT).returncode != 0:
+                    raise SystemExit(f"[{name}] local_evaluation failed; see {root / f'{name}.log'}")
+        runs.append(str(out))
+    return runs
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("runs", nargs="+", metavar="RUN_DIR", help="local_evaluation.py output dirs")
+    parser.add_argument("runs", nargs="*", metavar="RUN_DIR", help="local_evaluation.py output dirs")
+    parser.add_argument("--collect", metavar="DIR", help="first evaluate the package's fit sets into DIR/<set>/ and "
+                                                          "fit on them (with the RUN_DIRs given)")
     parser.add_argument("--output", help="where to write the fitted gate (JSON)")
     parser.add_argument("--gate", help="measure this fitted gate on the runs instead of fitting one")
     parser.add_argument("--profile", default=None, help="whose verifier thresholds the rules gate replays "
@@ -46,6 +70,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if bool(args.output) == bool(args.gate):
         parser.error("give --output (fit) or --gate (measure), not both")
+    if args.collect:
+        args.runs = collect(Path(args.collect), args.profile) + list(args.runs)
+    if not args.runs:
+        parser.error("no run dirs (give RUN_DIRs or --collect DIR)")
     missing = [r for r in args.runs if not (Path(r) / "predictions.jsonl").is_file()]
     if missing:
         parser.error(f"no predictions.jsonl in {missing}")

@@ -154,3 +154,26 @@ def test_fit_script_fits_on_saved_runs_and_measures_on_held_out_ones(tmp_path, c
     assert gate.metrics["cv_folds"] == 3 and gate.fitted_on["candidates"] == 24
     assert main([str(_run_dir(tmp_path, "heldout", rows[:6] + rows[-6:])), "--gate", str(tmp_path / "gate.json")]) == 0
     assert "held out" in capsys.readouterr().out
+
+
+def test_collect_evaluates_each_fit_set_once_under_the_rules_gate(tmp_path, monkeypatch):
+    import scripts.fit_gate as fit_gate
+
+    commands = []
+
+    def fake_run(cmd, cwd, stdout, stderr):
+        commands.append(cmd)
+        out = cmd[cmd.index("--output-dir") + 1]
+        (tmp_path / "done").mkdir(exist_ok=True)
+        import pathlib
+        pathlib.Path(out, "summary.json").write_text("{}")
+        return type("Done", (), {"returncode": 0})()
+
+    monkeypatch.setattr(fit_gate.subprocess, "run", fake_run)
+    monkeypatch.setattr(fit_gate, "FIT_SUITES", {"a": ("data/a.jsonl", 2), "b": ("data/b.jsonl", 1)})
+    runs = fit_gate.collect(tmp_path / "fit", "cpu")
+    assert runs == [str(tmp_path / "fit" / "a"), str(tmp_path / "fit" / "b")]
+    assert all("verifier.gate=rules" in c and c[c.index("--profile") + 1] == "cpu" for c in commands)
+    assert [c[c.index("--task") + 1] for c in commands] == ["2", "1"]
+    fit_gate.collect(tmp_path / "fit", "cpu")  # finished sets are read, not rerun
+    assert len(commands) == 2
