@@ -3,8 +3,9 @@ from __future__ import annotations
 
 
 class ReplyingGenerator:
-    """Answers each request with `reply(request)`; records requests; honours an expired deadline the way
-    the real backends do (requests that cannot start get ""). Tokens are whitespace words."""
+    """Answers each request with `reply(request)` (called once per completion: a request with n > 1 gets n
+    replies as its completions, as the backends return them); records requests; honours an expired deadline the
+    way the real backends do (requests that cannot start get ""). Tokens are whitespace words."""
 
     def __init__(self, reply):
         self.reply = reply
@@ -16,7 +17,11 @@ class ReplyingGenerator:
         self.requests.extend(requests)
         if deadline is not None and deadline.expired():
             return ["" for _ in requests]
-        return [self.reply(request) for request in requests]
+        from models.isolation import ItemResults
+        from models.llm.generator import Completion
+
+        completions = {i: tuple(Completion(self.reply(r)) for _ in range(r.n)) for i, r in enumerate(requests)}
+        return ItemResults([c[0].text for c in completions.values()], {}, completions)
 
     def count_tokens(self, text):
         return len(text.split())

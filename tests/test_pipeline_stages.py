@@ -6,7 +6,9 @@ import pytest
 from models.attributes import AttributeConfig, AttributePredictor
 from models.config import load_config
 from models.deadline import Deadline
+from models.isolation import ItemResults
 from models.kg.pathway import KGEvidence
+from models.llm.generator import Completion
 from models.pipeline import Pipeline
 from models.reasoning import ReasonedAnswer
 from models.types import IDK, Chunk
@@ -44,7 +46,8 @@ class Scripted:
             self.prompts.setdefault(role, []).append("\n".join(m["content"] for m in request.messages))
         if deadline is not None and deadline.expired():
             return ["" for _ in requests]
-        return [self.replies[role] for role in roles]
+        texts = [self.replies[role] for role in roles]  # a request with n > 1 gets n copies, as a backend's samples
+        return ItemResults(texts, {}, {i: (Completion(t),) * r.n for i, (t, r) in enumerate(zip(texts, requests))})
 
     def roles(self) -> list[str]:
         return [role for role, _, _ in self.calls]

@@ -24,6 +24,7 @@ class AttributeConfig:
     # llm
     prompt: str = "attribute_dynamic"  # prompts/<name>.txt; slots {examples}, {query}
     few_shot: int = 5  # demonstrations per class and sample (ElectricSheep: 5)
-    samples: int = 5  # self-consistency votes
+    samples: int = 5  # self-consistency votes: completions sampled from one prompt
+    temperature: float = 0.7  # their sampling temperature
     max_new_tokens: int = 4
     seed: int = 0

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 class CalculatorConfig:
     enabled: bool = False
     tasks: tuple[int, ...] = (1, 2, 3)  # tasks in which it runs when enabled
-    samples: int = 5  # expressions written per question; the majority value wins (ElectricSheep: 5)
+    samples: int = 5  # expressions sampled per question from one prompt; the majority value wins (ElectricSheep: 5)
+    temperature: float = 0.7  # their sampling temperature
     prompt: str = "calc_expression"  # prompts/<name>.txt
     max_new_tokens: int = 64
     max_reference_chars: int = 6000  # references shown to the expression writer (ElectricSheep: 6000)

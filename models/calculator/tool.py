@@ -1,9 +1,8 @@
 """The calculator as a pipeline stage: the LLM writes expressions, the safe interpreter evaluates them,
 the majority value wins (ElectricSheep §4.3, where the expressions went to Python's `eval`).
 
-Several samples per question vote. Decoding temperature is a profile-wide LLM setting, so under greedy
-decoding the samples differ by their prompts: sample i shows the references rotated by i places (the
-model reads the first references most closely). With a sampling temperature the prompts still differ.
+Several samples per question vote: `samples` completions drawn at `temperature` from one prompt
+(`GenerationRequest.n`, the mechanism every sampled stage uses), not one prompt variant per vote.
 Each sample fails alone (an unparsable expression is a rejected vote, not an error), and a question
 without any valid expression gets no calculation: the reasoning step then simply has no calculator line.
 """
@@ -19,7 +18,7 @@ from models.calculator.config import CalculatorConfig
 from models.calculator.errors import CalculatorError
 from models.calculator.interpreter import Limits, evaluate, format_number
 from models.deadline import Deadline
-from models.llm.generator import GenerationRequest, Generator
+from models.llm.generator import GenerationRequest, Generator, completions_of
 from models.llm.prompts import PromptLibrary
 
 log = logging.getLogger(__name__)
@@ -96,12 +95,10 @@ class NumericalCalculator:
         self.limits = Limits(max_chars=config.max_chars, max_depth=config.max_depth,
                              max_exponent=config.max_exponent, max_magnitude=config.max_magnitude)
 
-    def _references(self, references: Sequence[str], shift: int) -> str:
+    def _references(self, references: Sequence[str]) -> str:
         if not references:
             return "References: none"
-        shift %= len(references)
-        rotated = list(references[shift:]) + list(references[:shift])
-        text = "References:\n" + "\n".join(f"- {r.strip()}" for r in rotated if r.strip())
+        text = "References:\n" + "\n".join(f"- {r.strip()}" for r in references if r.strip())
         return text[:self.config.max_reference_chars]
 
     def calculate(self, queries: Sequence[str], query_times: Sequence[str], references: Sequence[Sequence[str]],
@@ -116,21 +113,21 @@ class NumericalCalculator:
         results: list[Calculation | None] = [None] * len(queries)
         if not queries or (deadline is not None and deadline.remaining() < self.config.min_remaining_s):
             return results
-        requests = [GenerationRequest(self.template.render(references=self._references(refs, sample), query=query,
+        n = self.config.samples
+        requests = [GenerationRequest(self.template.render(references=self._references(refs), query=query,
                                                            query_time=time),
-                                      max_new_tokens=self.config.max_new_tokens, stop=("\n\n",))
-                    for query, time, refs in zip(queries, query_times, references)
-                    for sample in range(self.config.samples)]
+                                      max_new_tokens=self.config.max_new_tokens, stop=("\n\n",), n=n,
+                                      temperature=self.config.temperature if n > 1 else None)
+                    for query, time, refs in zip(queries, query_times, references)]
         try:
             completions = self.generator.generate(requests, deadline=deadline)
         except Exception:  # the calculator is optional: a failing backend costs its lines, not the batch
             log.exception("calculator generation failed; no calculations for this batch")
             return results
-        n = self.config.samples
         for index in range(len(queries)):
-            expressions = [extract_expression(c) for c in completions[index * n:(index + 1) * n]]
+            expressions = [extract_expression(c.text) for c in completions_of(completions, index)]
             winner = majority(expressions, self.limits)
             if winner is not None:
                 expression, value, votes, rejected = winner
-                results[index] = Calculation(expression, value, votes, n, rejected)
+                results[index] = Calculation(expression, value, votes, len(expressions), rejected)
         return results

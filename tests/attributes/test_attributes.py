@@ -63,16 +63,19 @@ def test_classifier_trains_caches_and_predicts(cpu_embedder, tmp_path):
     assert load_or_train(config, cpu_embedder).trained_on == predictor.classifier.trained_on  # from the cache
 
 
-def test_llm_predictor_votes_over_varied_demonstrations():
+def test_llm_predictor_votes_over_completions_sampled_from_one_prompt():
     replies = iter(["dynamic", "Static.", "static", "I think it is static", "no idea"])
     generator = ReplyingGenerator(lambda request: next(replies))
-    config = AttributeConfig(method="llm", few_shot=2, samples=5)
+    config = AttributeConfig(method="llm", few_shot=2, samples=5, temperature=0.8)
     predictor = LLMAttributePredictor(config, generator, EXAMPLES + [("who wrote hamlet?", "static")])
     assert predictor.predict(["who wrote hamlet?"]) == ["static"]
-    prompts = [r.messages[0]["content"] for r in generator.requests]
-    assert len(set(prompts)) > 1  # each sample sees another draw
-    assert all("Question: who wrote hamlet?" not in p for p in prompts)  # the question is never its own example
-    assert user_text(generator.requests[0]).startswith("Question: who wrote hamlet?")
+    [request] = generator.requests  # one request, its five completions are the votes
+    assert request.n == 5 and request.temperature == 0.8
+    assert "Question: who wrote hamlet?" not in request.messages[0]["content"]  # never its own example
+    assert user_text(request).startswith("Question: who wrote hamlet?")
+    again = LLMAttributePredictor(config, ReplyingGenerator(lambda r: "static"), EXAMPLES + [("who wrote hamlet?", "static")])
+    again.predict(["who wrote hamlet?"])
+    assert again.generator.requests[0].messages == request.messages  # seeded: the same question, the same prompt
 
 
 def test_votes_and_failures_lean_dynamic():

@@ -25,6 +25,8 @@ class StructureConfig:
     verify_prompt: str = "arm_verify"
     verify_rows: int = 5  # units per object shown to the LLM verifier (the paper's k = 5)
     verify_max_new_tokens: int = 16
+    verify_samples: int = 1  # llm verifier: completions sampled per draft, each a vote (1: the greedy one)
+    verify_temperature: float = 0.7  # their temperature when verify_samples > 1
     min_support: float = 0.5  # support verifier: names objects supporting this share of the keywords
     vote_weight: float = 0.5  # confidence = w * mean vote weight + (1 - w) * softmax(votes)
 

@@ -10,8 +10,11 @@ a vote. An object's confidence is
 Two verifiers, chosen by `web.arm.structure.verifier`:
 
 - `llm` (ARM's way): the draft serialised (drafts.py) goes to the LLM, which writes the ids of the minimal set of
-  objects that answers the question, "2, 5", under a grammar whose only ids are the draft's. Neither backend
-  exposes token logits, so a vote weighs the named object's relevance instead of the paper's mean logit.
+  objects that answers the question, "2, 5", under a grammar whose only ids are the draft's. A vote weighs the
+  model's own confidence in what it wrote, exp(mean token log-probability) of the completion (the paper's mean
+  logit, as a probability), where the backend returns log-probabilities, else the named object's relevance.
+  With `verify_samples` = n > 1 each draft gets n completions sampled at `verify_temperature` from one request
+  (`GenerationRequest.n`, the mechanism every sampled stage uses), and every completion is a vote.
 - `support` (the CPU profile: a 135M model does not follow the instruction): the verifier's own signal, the
   share of the question's keywords an object supports (any word of the keyword or of its aligned n-grams occurs
   in it, compared by their first `web.arm.stem_chars` letters). Objects supporting at least `min_support` are
@@ -27,7 +30,7 @@ import numpy as np
 
 from models.deadline import Deadline
 from models.llm.constraints import ListLanguage
-from models.llm.generator import GenerationRequest
+from models.llm.generator import GenerationRequest, completions_of
 from models.llm.prompts import PromptLibrary
 from models.web.arm.alignment import Alignment
 from models.web.arm.ngrams import STOP_WORDS, stem, words
@@ -119,8 +122,11 @@ class LlmVerifier:
     needs_rendering = True
 
     def __init__(self, generator, prompts: PromptLibrary | None = None, prompt: str = "arm_verify",
-                 max_new_tokens: int = 16):
+                 max_new_tokens: int = 16, samples: int = 1, temperature: float = 0.7):
+        if samples < 1:
+            raise ValueError(f"web.arm.structure.verify_samples must be at least 1, got {samples}")
         self.generator, self.max_new_tokens = generator, max_new_tokens
+        self.samples, self.temperature = samples, temperature
         self.template = (prompts or PromptLibrary()).get(prompt)  # fails at start-up
 
     def verify(self, cases: Sequence[Case], deadline: Deadline | None = None) -> list[Vote]:
@@ -128,7 +134,9 @@ class LlmVerifier:
         live = [c for c in cases if c.draft]
         languages = [IdLanguage(len(c.draft)) for c in live]
         requests = [GenerationRequest(self.template.render(question=c.question, draft=c.rendered), stop=("\n",),
-                                      max_new_tokens=self.max_new_tokens, constraint=language.constraint())
+                                      max_new_tokens=self.max_new_tokens, constraint=language.constraint(),
+                                      n=self.samples, temperature=self.temperature if self.samples > 1 else None,
+                                      logprobs=True)
                     for c, language in zip(live, languages)]
         try:
             outputs = self.generator.generate(requests, deadline=deadline) if requests else []
@@ -136,9 +144,14 @@ class LlmVerifier:
             log.warning("ARM verification failed for %d drafts", len(requests), exc_info=True)
             outputs = [""] * len(requests)
         votes = {}
-        for case, language, text in zip(live, languages, outputs):
-            named = tuple(case.draft[p] for p in language.parse(text))
-            votes[id(case)] = Vote(named, tuple(float(case.relevance[i]) for i in named))
+        for k, (case, language) in enumerate(zip(live, languages)):
+            named, weights = [], []
+            for completion in completions_of(outputs, k):  # every sampled completion is a vote
+                chosen = [case.draft[p] for p in language.parse(completion.text)]
+                confidence = completion.probability
+                named += chosen
+                weights += [confidence if confidence is not None else float(case.relevance[i]) for i in chosen]
+            votes[id(case)] = Vote(tuple(named), tuple(weights))
         return [votes.get(id(c), Vote()) for c in cases]
 
 
@@ -152,7 +165,8 @@ def make_verifier(config, generator=None, prompts: PromptLibrary | None = None, 
     if config.verifier == "llm":
         if generator is None:
             raise ValueError("web.arm.structure.verifier llm needs the LLM")
-        return LlmVerifier(generator, prompts, config.verify_prompt, config.verify_max_new_tokens)
+        return LlmVerifier(generator, prompts, config.verify_prompt, config.verify_max_new_tokens,
+                           config.verify_samples, config.verify_temperature)
     raise ValueError(f"unknown web.arm.structure.verifier {config.verifier!r}; expected {list(VERIFIERS)}")
 
 

@@ -166,6 +166,38 @@ def test_llm_verifier_batches_drafts_and_keeps_only_their_ids(caplog):
     assert LlmVerifier(IdGenerator(fail=True)).verify([case([2], texts, [0, 0, 1])]) == [Vote()]
 
 
+class SampledIdGenerator:
+    """Returns each request's n completions ("1", "1, 2", ...) with token log-probabilities."""
+
+    def __init__(self, texts_and_logprobs):
+        self.texts_and_logprobs, self.requests = texts_and_logprobs, []
+
+    def generate(self, requests, deadline=None):
+        from models.isolation import ItemResults
+        from models.llm.generator import Completion
+
+        self.requests.extend(requests)
+        completions = {i: tuple(Completion(t, lp) for t, lp in self.texts_and_logprobs[:r.n])
+                       for i, r in enumerate(requests)}
+        return ItemResults([c[0].text for c in completions.values()], {}, completions)
+
+
+def test_llm_verifier_votes_weigh_the_models_own_confidence_and_every_sample_votes():
+    texts = ["a", "b", "c"]
+    generator = SampledIdGenerator([("1", (-0.1, -0.3)), ("1, 2", (-1.0, -1.0, -1.0)), ("2", ())])
+    [vote] = LlmVerifier(generator).verify([case([2, 0], texts, [0.1, 0.2, 0.3])])
+    assert generator.requests[0].logprobs and generator.requests[0].n == 1
+    assert vote == Vote((2,), (pytest.approx(np.exp(-0.2)),))  # exp(mean log-prob), not the relevance
+    generator = SampledIdGenerator([("1", (-0.1, -0.3)), ("1, 2", (-1.0, -1.0, -1.0)), ("2", ())])
+    [vote] = LlmVerifier(generator, samples=3, temperature=0.9).verify([case([2, 0], texts, [0.1, 0.2, 0.3])])
+    assert generator.requests[0].n == 3 and generator.requests[0].temperature == 0.9
+    assert vote.named == (2, 2, 0, 0)  # three completions, four namings: object 2 twice, object 0 twice
+    assert vote.weights[:3] == pytest.approx((np.exp(-0.2), np.exp(-1.0), np.exp(-1.0)))
+    assert vote.weights[3] == 0.1  # no log-probabilities for that completion: the object's relevance
+    with pytest.raises(ValueError, match="verify_samples"):
+        LlmVerifier(generator, samples=0)
+
+
 def test_make_verifier():
     assert isinstance(make_verifier(StructureConfig()), SupportVerifier)
     assert isinstance(make_verifier(StructureConfig(verifier="llm"), IdGenerator()), LlmVerifier)
