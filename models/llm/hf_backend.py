@@ -6,9 +6,15 @@ group runs as batched `generate` calls with left padding: `set_adapter(name)` be
 `disable_adapters()` before the base model's. Grouping is what switching adapters per request costs here
 (vLLM mixes them inside one engine step); the groups run in the order their first request appears.
 
-Decoding is greedy unless the profile sets a temperature (then seeded with `llm.seed` per call, so runs
-repeat). Requests in one group may ask for different `max_new_tokens`: the group runs to the largest and
-each output is cut to its own limit. Stop strings end a row inside `generate` (a stopping criterion
+Decoding is greedy unless the request (`GenerationRequest.temperature`) or the profile sets a temperature
+(then seeded with `llm.seed` per call, so runs repeat); a sampled request with n > 1 draws its n completions in
+the same call (`num_return_sequences`, every returned row under the request's own constraint), and a greedy
+request with n > 1 gets n copies of its one completion. Temperature and n are part of the group key, so one
+`generate` call has one decoding setting. With `logprobs`, the call also returns the raw logits of every step
+(`output_logits`), and each completion carries the log-probability of each of its tokens under the model's own
+distribution (log-softmax of the raw logits: before any constraint mask, temperature or top-p); without it
+nothing extra is kept, and the decoded tokens are the same either way. Requests in one group may ask for
+different `max_new_tokens`: the group runs to the largest and each output is cut to its own limit. Stop strings end a row inside `generate` (a stopping criterion
 that decodes the generated tail) and are removed from the returned text.
 
 Time: before each group the deadline is checked; a group that cannot start returns "" for its requests
@@ -47,7 +53,7 @@ from models.llm.config import LLMConfig
 from models.llm.grammar_decoding import GrammarDecoder
 from models.llm.prefix_decoding import PrefixConstraintProcessor
 from models.llm.errors import AdapterNotFoundError, BackendUnavailableError
-from models.llm.generator import GenerationRequest
+from models.llm.generator import Completion, GenerationRequest
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +116,7 @@ class HFGenerator(ChatBackend):
         deadline = deadline or Deadline(None)
         self.adapters.require(r.adapter for r in requests)
         prompts = self.chat.fit_requests(requests)
-        outputs, reasons = [""] * len(requests), {}
+        outputs, reasons, completions = [""] * len(requests), {}, {}
         batches = self._batches(requests, prompts)
         for done, indices in enumerate(batches):
             if deadline.expired():
@@ -120,31 +126,42 @@ class HFGenerator(ChatBackend):
                 break
             # one failing request (a broken constraint, memory) costs only itself: its group is retried alone,
             # request by request while the deadline allows
-            texts = per_item(lambda group: self._generate_batch([requests[i] for i in group],
+            drawn = per_item(lambda group: self._generate_batch([requests[i] for i in group],
                                                                 [prompts[i] for i in group], deadline),
-                             indices, lambda _: "", f"generation (adapter {requests[indices[0]].adapter!r})",
+                             indices, lambda _: (), f"generation (adapter {requests[indices[0]].adapter!r})",
                              deadline=deadline)
-            for i, text in zip(indices, texts):
-                outputs[i] = text
-            reasons.update((indices[k], reason) for k, reason in texts.reasons.items())
-        return ItemResults(outputs, reasons)
+            for i, kept in zip(indices, drawn):
+                outputs[i] = kept[0].text if kept else ""
+                if kept and (requests[i].n > 1 or requests[i].logprobs):
+                    completions[i] = kept
+            reasons.update((indices[k], reason) for k, reason in drawn.reasons.items())
+        return ItemResults(outputs, reasons, completions)
 
     # ------------------------------------------------------------------ internals
     def _batches(self, requests: Sequence[GenerationRequest], prompts: list[str | None]) -> list[list[int]]:
-        """Indices grouped by (adapter, stop), groups in first-appearance order, cut to max_batch_size.
+        """Indices grouped by (adapter, stop, temperature, n), groups in first-appearance order, cut to
+        max_batch_size (counted in returned rows: a request drawing n completions is n rows).
 
         Within a group requests are sorted by prompt length so a batch pads as little as possible.
         """
         groups: dict[tuple, list[int]] = {}
         for i, (request, prompt) in enumerate(zip(requests, prompts)):
             if prompt is not None:
-                groups.setdefault((request.adapter, tuple(request.stop)), []).append(i)
-        size = max(1, self.config.max_batch_size)
+                key = (request.adapter, tuple(request.stop), self._temperature(request), self._rows(request))
+                groups.setdefault(key, []).append(i)
         batches = []
-        for indices in groups.values():
+        for (_, _, _, rows), indices in groups.items():
             indices.sort(key=lambda i: len(prompts[i]))
+            size = max(1, self.config.max_batch_size // rows)
             batches.extend(indices[start:start + size] for start in range(0, len(indices), size))
         return batches
+
+    def _temperature(self, request: GenerationRequest) -> float:
+        return request.temperature_under(self.config.temperature)
+
+    def _rows(self, request: GenerationRequest) -> int:
+        """Rows `generate` returns for the request: n when it samples, 1 when greedy (copied n times)."""
+        return request.n if self._temperature(request) > 0 else 1
 
     def _attach_adapters(self) -> None:
         """Loads every adapter once. transformers reports the *other* adapters' weights as missing on each
@@ -174,69 +191,105 @@ class HFGenerator(ChatBackend):
             self.model.enable_adapters()
             self.model.set_adapter(name)
 
-    def _rows_that_fit(self, lengths: list[int], deadline: Deadline) -> int:
-        """How many leading rows (the group is sorted shortest first) can be prefilled in the time left."""
+    def _rows_that_fit(self, lengths: list[int], deadline: Deadline, copies: int = 1) -> int:
+        """How many leading requests (the group is sorted shortest first) can be prefilled in the time left;
+        `generate` prefills each prompt once per returned row (`copies`)."""
         remaining = deadline.remaining()
         if self.prefill_tokens_per_s is None or not math.isfinite(remaining):
             return len(lengths)
         rows = 0
-        while rows < len(lengths) and (rows + 1) * max(lengths[:rows + 1]) / self.prefill_tokens_per_s <= remaining:
+        while rows < len(lengths) and \
+                (rows + 1) * copies * max(lengths[:rows + 1]) / self.prefill_tokens_per_s <= remaining:
             rows += 1
         return rows
 
-    def _generate_batch(self, requests: list[GenerationRequest], prompts: list[str], deadline: Deadline) -> list[str]:
+    def _generate_batch(self, requests: list[GenerationRequest], prompts: list[str], deadline: Deadline
+                        ) -> list[tuple[Completion, ...]]:
+        """Every completion of each request of one group (() where the deadline left it unstarted or cut it)."""
         self._select_adapter(requests[0].adapter)
+        copies = self._rows(requests[0])
         encoded = self.tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
         lengths = encoded["attention_mask"].sum(dim=1).tolist()
-        fit = self._rows_that_fit(lengths, deadline)
+        fit = self._rows_that_fit(lengths, deadline, copies)
         if fit < len(requests):
             log.warning("deadline: %d of %d requests not started (prefill of %d tokens at %.0f tokens/s would "
-                        "not end in the %.1f s left)", len(requests) - fit, len(requests), sum(lengths),
+                        "not end in the %.1f s left)", len(requests) - fit, len(requests), sum(lengths) * copies,
                         self.prefill_tokens_per_s, deadline.remaining())
             head = self._generate_batch(requests[:fit], prompts[:fit], deadline) if fit else []
-            return head + [""] * (len(requests) - fit)
+            return head + [()] * (len(requests) - fit)
         encoded = encoded.to(self.model.device)
         prompt_length = encoded["input_ids"].shape[1]
-        kwargs = self._generation_kwargs(requests, prompt_length, deadline)
+        kwargs = self._generation_kwargs(requests, prompt_length, deadline, copies)
         first_step = _FirstStepClock()
         kwargs["stopping_criteria"] = StoppingCriteriaList([first_step, *kwargs.get("stopping_criteria", [])])
         started = time.monotonic()
         with torch.inference_mode():
             generated = self.model.generate(**encoded, **kwargs)
+        logits = getattr(generated, "logits", None)  # output_logits: one (rows, vocab) tensor per step
+        sequences = generated.sequences if kwargs.get("return_dict_in_generate") else generated
         if first_step.at is not None and first_step.at > started:
-            rate = prompt_length * len(requests) / (first_step.at - started)
+            rate = prompt_length * len(requests) * copies / (first_step.at - started)
             previous = self.prefill_tokens_per_s
             self.prefill_tokens_per_s = rate if previous is None else (previous + rate) / 2
-        texts = []
-        for row, request in zip(generated, requests):
-            new_ids = row[prompt_length:prompt_length + request.max_new_tokens].tolist()
-            text = self.tokenizer.decode(new_ids, skip_special_tokens=True)
-            stopped = any(s and s in text for s in request.stop)
-            finished = stopped or len(new_ids) >= request.max_new_tokens or any(
-                t in self.eos_token_ids for t in new_ids)
-            # a row that `max_time` cut mid-answer ("Canb") would score -1; "" becomes "i don't know" (0)
-            texts.append(_cut_at_stop(text, request.stop) if finished else "")
-        return texts
+        out = []
+        for k, request in enumerate(requests):
+            kept = []
+            for row in range(k * copies, (k + 1) * copies):
+                new_ids = sequences[row, prompt_length:prompt_length + request.max_new_tokens].tolist()
+                text = self.tokenizer.decode(new_ids, skip_special_tokens=True)
+                stopped = any(s and s in text for s in request.stop)
+                finished = stopped or len(new_ids) >= request.max_new_tokens or any(
+                    t in self.eos_token_ids for t in new_ids)
+                # a row that `max_time` cut mid-answer ("Canb") would score -1; "" becomes "i don't know" (0)
+                text = _cut_at_stop(text, request.stop) if finished else ""
+                lps = self._token_logprobs(logits, row, new_ids, text) if request.logprobs and text else ()
+                kept.append(Completion(text, lps))
+            if copies < request.n:  # greedy: one completion stands for all n
+                kept = kept * request.n
+            out.append(tuple(kept) if any(c.text for c in kept) else ())
+        return out
 
-    def _generation_kwargs(self, requests: list[GenerationRequest], prompt_length: int, deadline: Deadline) -> dict:
+    def _token_logprobs(self, logits, row: int, new_ids: list[int], text: str) -> tuple[float, ...]:
+        """The model's log-probability of each generated token of `text` (log-softmax of the raw logits at the
+        chosen token): tokens up to the end-of-sequence id, and up to where `text` ends (its stop string cut)."""
+        if not logits:
+            return ()
+        ids = []
+        for token in new_ids:
+            if token in self.eos_token_ids:
+                break
+            ids.append(token)
+        target = len(text.rstrip())
+        for m in range(1, len(ids) + 1):  # the fewest tokens that decode to the whole returned text
+            if len(self.tokenizer.decode(ids[:m], skip_special_tokens=True).rstrip()) >= target:
+                ids = ids[:m]
+                break
+        return tuple(round(float(torch.log_softmax(logits[step][row].float(), dim=-1)[token]), 5)
+                     for step, token in enumerate(ids) if step < len(logits))
+
+    def _generation_kwargs(self, requests: list[GenerationRequest], prompt_length: int, deadline: Deadline,
+                           copies: int = 1) -> dict:
         config = self.config
         kwargs = {
             "max_new_tokens": max(1, max(r.max_new_tokens for r in requests)),
             "pad_token_id": self.tokenizer.pad_token_id,
             "eos_token_id": list(self.eos_token_ids),
         }
-        if config.temperature > 0:
+        temperature = self._temperature(requests[0])
+        if temperature > 0:
             torch.manual_seed(config.seed)
-            kwargs.update(do_sample=True, temperature=config.temperature, top_p=config.top_p)
+            kwargs.update(do_sample=True, temperature=temperature, top_p=config.top_p, num_return_sequences=copies)
         else:  # override sampling defaults a generation_config.json may carry (Llama 3: 0.6 / 0.9)
             kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        if any(r.logprobs for r in requests):
+            kwargs.update(output_logits=True, return_dict_in_generate=True)
         if requests[0].stop:
             kwargs["stopping_criteria"] = StoppingCriteriaList(
                 [_StopOnText(self.tokenizer, requests[0].stop, prompt_length)])
         remaining = deadline.remaining()
         if math.isfinite(remaining):
             kwargs["max_time"] = max(remaining, 0.001)
-        constraints = [r.constraint for r in requests]
+        constraints = [r.constraint for r in requests for _ in range(copies)]  # generate repeats each row n times
         processors = self._constraint_processors(constraints, prompt_length, requests[0].stop)
         if processors:
             kwargs["logits_processor"] = LogitsProcessorList(processors)
