@@ -11,9 +11,9 @@ calibrated gate side by side, then fits on every candidate and writes the gate (
 coefficients, intercept, what it was fitted on, the cross-validated figures) as JSON for `verifier.gate_path`.
 `--gate` instead prints the same table for a fitted gate on runs it never saw. The rules' verdict is replayed
 under the profile's `verifier` thresholds (`--profile`). `--collect DIR` first runs `local_evaluation.py` (rules
-gate) on the package's own fit sets (`evaluation.gate_fit.FIT_SUITES`: the generated gate questions as Task 2 and
-Task 1, the KG wordings, checkable and public-SQL acceptance sets; never a set the README reports on) into
-`DIR/<set>/`, skipping those already finished, and fits on them. The library is `evaluation/gate_fit.py`.
+gate) on the package's own fit sets (`evaluation.gate_fit.FIT_SUITES`: 432 KG template questions generated into
+DIR by `training/gate_data.py`, the KG wordings, checkable and public-SQL acceptance sets; never a set the README
+reports on) into `DIR/<set>/`, skipping those already finished, and fits on them. The library is `evaluation/gate_fit.py`.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runnable as a plain script from anywhere
 
-from evaluation.gate_fit import (FIT_SUITES, compare_gates, cross_validated, fit,  # noqa: E402
+from evaluation.gate_fit import (FIT_SUITES, GATE_QUESTIONS, compare_gates, cross_validated, fit,  # noqa: E402
                                  labelled_candidates, reliability)
 from models.config import REPO_ROOT, load_config  # noqa: E402
 from models.verify.gate import CalibratedGate  # noqa: E402
@@ -41,7 +41,13 @@ def _print_scores(title: str, figures: dict) -> None:
 def collect(root: Path, profile: str | None) -> list[str]:
     """Runs (or resumes) the rules-gate evaluation of every fit set into `root/<set>/`; returns the run dirs."""
     runs = []
+    root.mkdir(parents=True, exist_ok=True)
+    if not (root / GATE_QUESTIONS).is_file():
+        from training.gate_data import gate_questions, write_rows
+
+        write_rows(gate_questions(), root / GATE_QUESTIONS)
     for name, (data, task) in FIT_SUITES.items():
+        data = str(root / data) if data == GATE_QUESTIONS else data
         out = root / name
         if not (out / "summary.json").is_file():
             cmd = [sys.executable, str(REPO_ROOT / "local_evaluation.py"), "--task", str(task), "--data", data,

@@ -5,7 +5,9 @@ methods the backend drives (`v1/engine/llm_engine.py`): `add_request(request_id,
 lora_request=...)`, `step()`, `abort_request(ids)` and `has_unfinished_requests()`. It schedules as vLLM's engine
 does, as far as time is concerned: every added request runs in the same batch, each `step()` advances every
 running request by one token and takes `step_s` (of a fake clock, or slept in real time), and a request
-finishes after `tokens(request)` steps (at most its `max_tokens`), its output carrying the id it was added with.
+finishes after `tokens(request)` steps (at most its `max_tokens`), its output carrying the id it was added with
+and, as vLLM's does, `n` completions (`SamplingParams.n`; sample j > 0 says "<text> #j") with per-token
+log-probabilities when `logprobs` was asked.
 Requests added while the engine is idle open a new batch (which holds the requests added before the next step);
 `calls` lists the batches as the backend sent them.
 """
@@ -85,14 +87,26 @@ class StandInEngine:
             added.steps_left -= 1
             if added.steps_left <= 0:
                 del self.running[request_id]
-                finished.append(SimpleNamespace(request_id=request_id, finished=True, outputs=[
-                    SimpleNamespace(text=self.text(added), finish_reason="stop")]))
+                finished.append(SimpleNamespace(request_id=request_id, finished=True,
+                                                outputs=[_completion(self.text(added), added.params, j)
+                                                         for j in range(_kwargs(added.params).get("n", 1))]))
         return finished
 
     def abort_request(self, request_ids, internal: bool = False):
         for request_id in request_ids:
             if self.running.pop(request_id, None) is not None:
                 self.aborted.append(request_id)
+
+
+def _completion(text: str, params, sample: int) -> SimpleNamespace:
+    """One `CompletionOutput`: sample j of n says "<text> #j" (j > 0); with `logprobs` asked, one token per word,
+    each of log-probability -0.1 * (j + 1), in vLLM's shape (per position: token id -> Logprob)."""
+    text = text if sample == 0 else f"{text} #{sample}"
+    completion = SimpleNamespace(text=text, finish_reason="stop", token_ids=list(range(len(text.split()))),
+                                 logprobs=None)
+    if _kwargs(params).get("logprobs") is not None:
+        completion.logprobs = [{token: SimpleNamespace(logprob=-0.1 * (sample + 1))} for token in completion.token_ids]
+    return completion
 
 
 def _kwargs(params) -> dict:

@@ -9,8 +9,11 @@ Request building (what the tests check against a stand-in module with vLLM's cal
 - prompts are rendered with the model's chat template (`chat.py`, shared with the HF backend), fitted to
   `max_model_len - max_new_tokens` by cutting the context, and passed as token ids
   (`{"prompt_token_ids": [...]}`), because a text prompt would get a second BOS token from vLLM;
-- one `SamplingParams` per request: `max_tokens`, `stop`, greedy (`temperature=0`) or the profile's
-  temperature/top_p with `llm.seed`;
+- one `SamplingParams` per request: `max_tokens`, `stop`, greedy (`temperature=0`) or the request's (else the
+  profile's) temperature with the profile's top_p and `llm.seed`; a sampled request asks `n` completions (a greedy
+  one is asked once and copied n times), and a request with `logprobs` asks `logprobs=1` (vLLM then returns the
+  chosen token's log-probability at every position, raw: before any processing) and gets each completion with
+  them (`ItemResults.completions`);
 - a constraint's `regex` (else `grammar`) becomes structured outputs: `StructuredOutputsParams` on the
   current vLLM (`SamplingParams(structured_outputs=...)`), `GuidedDecodingParams` on the releases before
   0.12 (`SamplingParams(guided_decoding=...)`), whichever the installed vLLM has.
@@ -151,18 +154,30 @@ class VLLMGenerator(ChatBackend):
         chosen = [requests[i] for i in runnable]
         run = self.driver.run(prompts, [self.sampling_params(r) for r in chosen],
                               [self.lora_request(r.adapter) for r in chosen], deadline)
+        completions = {}
         for k, i in enumerate(runnable):
             outputs[i] = run.texts[k]
-        return ItemResults(outputs, {runnable[k]: reason for k, reason in run.reasons.items()})
+            drawn = run.completions.get(k, ())
+            if drawn and len(drawn) < requests[i].n:  # greedy: one completion stands for all n
+                drawn = tuple(drawn) * requests[i].n
+            if drawn and (requests[i].n > 1 or requests[i].logprobs):
+                completions[i] = tuple(drawn[:requests[i].n])
+        return ItemResults(outputs, {runnable[k]: reason for k, reason in run.reasons.items()}, completions)
 
     def _fitting(self, runnable: list[int], prompts: list[dict], requests, deadline: Deadline | None):
         """The leading requests whose call is predicted to finish before the deadline (all without a model)."""
         if self.latency is None or deadline is None or deadline.remaining() == float("inf"):
             return runnable, prompts
-        lengths = [len(p["prompt_token_ids"]) for p in prompts]
-        caps = [max(1, requests[i].max_new_tokens) for i in runnable]
+        # a request drawing n completions decodes n sequences (its prompt is prefilled once and shared)
+        copies = [self._sequences(requests[i]) for i in runnable]
+        lengths = [len(p["prompt_token_ids"]) for p, n in zip(prompts, copies) for _ in range(n)]
+        caps = [max(1, requests[i].max_new_tokens) for i, n in zip(runnable, copies) for _ in range(n)]
         lora = any(requests[i].adapter is not None for i in runnable)
-        fits = self.latency.fitting_prefix(lengths, caps, deadline.remaining(), lora=lora)
+        fitting_rows = self.latency.fitting_prefix(lengths, caps, deadline.remaining(), lora=lora)
+        fits, rows = 0, 0
+        while fits < len(runnable) and rows + copies[fits] <= fitting_rows:  # whole requests only
+            rows += copies[fits]
+            fits += 1
         if fits < len(runnable):
             log.warning("predicted time of %d requests exceeds the %.1f s left: %d run, %d answered ''",
                         len(runnable), deadline.remaining(), fits, len(runnable) - fits)
@@ -184,17 +199,25 @@ class VLLMGenerator(ChatBackend):
         self.adapters.get(adapter)  # raises UnknownAdapterError with the configured names
         return self._lora_requests[adapter]
 
+    def _sequences(self, request: GenerationRequest) -> int:
+        """Sequences the engine decodes for a request: n when it samples, 1 when greedy (copied n times)."""
+        return request.n if request.temperature_under(self.config.temperature) > 0 else 1
+
     def sampling_params(self, request: GenerationRequest):
-        """`SamplingParams` for one request: limits, stop strings, decoding mode and any constraint."""
+        """`SamplingParams` for one request: limits, stop strings, decoding mode, n, log-probabilities and any
+        constraint."""
         config = self.config
         kwargs = dict(max_tokens=max(1, request.max_new_tokens), stop=list(request.stop) or None)
         final_only = getattr(self.vllm, "FINAL_ONLY", None)
         if final_only is not None:  # one output per request, when it has finished (as `generate` asks for)
             kwargs.update(output_kind=final_only)
-        if config.temperature > 0:
-            kwargs.update(temperature=config.temperature, top_p=config.top_p, seed=config.seed)
+        temperature = request.temperature_under(config.temperature)
+        if temperature > 0:
+            kwargs.update(temperature=temperature, top_p=config.top_p, seed=config.seed, n=request.n)
         else:
             kwargs.update(temperature=0.0)
+        if request.logprobs:
+            kwargs.update(logprobs=1)
         kwargs.update(self._structured_outputs(request.constraint))
         return self.vllm.SamplingParams(**kwargs)
 

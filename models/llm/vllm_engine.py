@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from models.deadline import Deadline
+from models.llm.generator import Completion
 
 log = logging.getLogger(__name__)
 
@@ -45,14 +46,17 @@ class EngineRun:
     """What one `run` produced.
 
     Attributes:
-        texts: one completion per request, in order ("" for a rejected, aborted or failed request).
+        texts: one completion per request, in order ("" for a rejected, aborted or failed request): its first.
         reasons: request index -> why it holds "" (rejected, aborted at the deadline, finished by an error).
+        completions: request index -> every completion of a finished request (n of them when its
+            `SamplingParams` asked for n), each with its tokens' log-probabilities when it asked for them.
         steps: engine steps taken.
         longest_step_s: the longest of them.
     """
 
     texts: list[str]
     reasons: dict[int, str] = field(default_factory=dict)
+    completions: dict[int, tuple] = field(default_factory=dict)
     steps: int = 0
     longest_step_s: float = 0.0
 
@@ -120,13 +124,27 @@ class EngineDriver:
                 if i is None or not output.finished:
                     continue
                 del pending[output.request_id]
-                completion = output.outputs[0] if output.outputs else None
-                reason = getattr(completion, "finish_reason", "stop")
-                if completion is None or reason not in _FINISHED_NORMALLY:
-                    result.reasons[i] = f"vLLM finished the request with {reason!r}"
+                usable = [c for c in (output.outputs or ()) if getattr(c, "finish_reason", "stop") in _FINISHED_NORMALLY]
+                if not usable:
+                    first = output.outputs[0] if output.outputs else None
+                    result.reasons[i] = f"vLLM finished the request with {getattr(first, 'finish_reason', None)!r}"
                     continue
-                result.texts[i] = completion.text
+                result.completions[i] = tuple(Completion(c.text, chosen_logprobs(c)) for c in usable)
+                result.texts[i] = usable[0].text
         if pending:  # the engine says nothing is left, yet these never finished: vLLM lost them
             for request_id, i in list(pending.items()):
                 result.reasons[i] = "vLLM reported no unfinished request before this one finished"
                 del pending[request_id]
+
+
+def chosen_logprobs(completion) -> tuple[float, ...]:
+    """The log-probability of each generated token of a vLLM `CompletionOutput` (its `logprobs`: per position a
+    mapping token id -> `Logprob`, which holds the chosen token beside the top-k asked for); () when it has none
+    or they cannot be read."""
+    positions, token_ids = getattr(completion, "logprobs", None), getattr(completion, "token_ids", None)
+    if not positions or token_ids is None:
+        return ()
+    try:
+        return tuple(float(positions[k][token].logprob) for k, token in enumerate(token_ids))
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return ()

@@ -7,7 +7,7 @@ from models.deadline import Deadline
 from models.llm.config import LLMConfig
 from models.llm.constraints import DecodingConstraint
 from models.llm.errors import BackendUnavailableError, UnknownAdapterError
-from models.llm.generator import GenerationRequest, make_generator
+from models.llm.generator import GenerationRequest, completions_of, make_generator
 from models.llm.vllm_backend import VLLMGenerator, import_vllm
 from tests.vllm_stand_in import StandInLLM, stand_in_vllm
 
@@ -69,7 +69,39 @@ def test_sampling_params_greedy_and_sampled(build):
     assert greedy.kwargs == dict(max_tokens=75, stop=["\n"], output_kind="FINAL_ONLY", temperature=0.0)
     sampled = build(temperature=0.7, top_p=0.9, seed=3).sampling_params(GenerationRequest(USER))
     assert sampled.kwargs == dict(max_tokens=64, stop=None, output_kind="FINAL_ONLY", temperature=0.7, top_p=0.9,
-                                  seed=3)
+                                  seed=3, n=1)
+
+
+def test_sampling_params_per_request_temperature_n_and_logprobs(build):
+    backend = build(top_p=0.9, seed=3)
+    drawn = backend.sampling_params(GenerationRequest(USER, temperature=1.1, n=4, logprobs=True))
+    assert drawn.kwargs == dict(max_tokens=64, stop=None, output_kind="FINAL_ONLY", temperature=1.1, top_p=0.9,
+                                seed=3, n=4, logprobs=1)
+    greedy = backend.sampling_params(GenerationRequest(USER, n=3))  # greedy: asked once, copied
+    assert greedy.kwargs["temperature"] == 0.0 and "n" not in greedy.kwargs
+    assert build(temperature=0.7).sampling_params(GenerationRequest(USER, temperature=0.0)).kwargs["temperature"] == 0
+
+
+def test_every_completion_comes_back_with_its_logprobs(build):
+    backend = build()
+    results = backend.generate([GenerationRequest(USER, temperature=1.0, n=3, logprobs=True),
+                                GenerationRequest(USER, n=2), GenerationRequest(USER)])
+    drawn = completions_of(results, 0)
+    assert [c.text for c in drawn] == ["answer 0", "answer 0 #1", "answer 0 #2"] and results[0] == "answer 0"
+    assert drawn[0].token_logprobs == (-0.1, -0.1) and drawn[2].token_logprobs == pytest.approx((-0.3,) * 3)
+    assert [c.text for c in completions_of(results, 1)] == ["answer 1", "answer 1"]  # greedy n: copies
+    assert 2 not in results.completions and results[2] == "answer 2"  # plain requests keep nothing extra
+
+
+def test_an_aborted_request_with_n_above_one_holds_nothing(build, monkeypatch):
+    from models.deadline import Deadline
+    backend = build()
+    engine = backend.llm.llm_engine
+    monkeypatch.setattr(engine, "tokens", lambda added: 50)
+    monkeypatch.setattr(engine, "step_s", 0.05)
+    results = backend.generate([GenerationRequest(USER, temperature=1.0, n=4, max_new_tokens=64)],
+                               deadline=Deadline(0.3))
+    assert results == [""] and not results.completions and "aborted" in results.reasons[0]
 
 
 def test_constraints_become_structured_outputs(build):

@@ -99,6 +99,18 @@ def test_web_hostile_batches_through_the_slow_engine_stay_in_budget(engine_model
     assert not engine.running
 
 
+@pytest.mark.parametrize("case", list(_hostile_batches()))
+def test_hostile_batches_with_sampled_answers_stay_in_budget(engine_model, case):
+    """`answering.samples: 3`: every answer request has a sampled request (n = 3) beside it, with log-probabilities
+    on the greedy one; the engine decodes three sequences for it, and the deadline still holds."""
+    model, engine = engine_model(**{"answering.samples": 3})
+    run_batch(f"{case}, 3 sampled answers each (vLLM stand-in, {STEP_S} s steps)", model,
+              batch_of(_hostile_batches()[case]))
+    asked = [a.params.kwargs for batch in engine.batches for a in batch]
+    assert any(k.get("n") == 3 for k in asked) and any(k.get("logprobs") == 1 for k in asked)
+    assert not engine.running
+
+
 def test_a_kg_stage_slower_than_the_batch_is_aborted_and_the_web_answers(engine_model):
     model, engine = engine_model(kg=KGPathway(KGConfig(), _EmptyKG()), task=2)
     run = run_batch(f"KG generation slower than the batch (vLLM stand-in, {STEP_S} s steps)", model,
