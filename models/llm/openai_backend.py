@@ -13,6 +13,12 @@ llama.cpp on a laptop) instead of loading it in process. This backend is the thi
   0.32 reads `structured_outputs: {"grammar": G}` (it accepts the older `guided_grammar` with HTTP 200 and
   ignores it); llama.cpp reads a top-level `grammar` (and ignores `structured_outputs`). A server that ignores the
   grammar anyway is not trusted: the callers parse and check what comes back.
+- Sampling and log-probabilities: a request's own temperature (else the profile's) goes in its body; a sampled
+  request with n > 1 sends `n` in the body (dialect `vllm`) or, where the server draws one completion per call
+  (llama.cpp), n calls with seeds seed, seed+1, ... (a greedy one is sent once and copied n times); `logprobs`
+  asks the chosen tokens' log-probabilities (`logprobs: 1` on /completions, read from `token_logprobs`;
+  `logprobs: true` on /chat/completions, read from `content[].logprob`). Every choice of the reply is a
+  `Completion`; log-probabilities the reply lacks or garbles leave that completion without them, not failed.
 - Time and faults: at most `server.concurrency` requests in flight; each call's timeout is the smaller of
   `server.timeout_s` and the stage deadline's time left; connection errors, 429 and 5xx are retried with
   backoff while the deadline leaves time; any other failure (404 unknown model, 400, a malformed reply) is that
@@ -37,7 +43,7 @@ from models.llm.chat import ChatBackend, ChatFormatter
 from models.llm.checkpoint import resolve_checkpoint
 from models.llm.config import LLMConfig
 from models.llm.errors import BackendUnavailableError
-from models.llm.generator import GenerationRequest
+from models.llm.generator import Completion, GenerationRequest
 
 log = logging.getLogger(__name__)
 
@@ -151,42 +157,68 @@ class OpenAIGenerator(ChatBackend):
         self.adapters.require(r.adapter for r in requests_)
         deadline = deadline or Deadline(None)
         outputs, reasons = [""] * len(requests_), {}
-        bodies = {}
+        bodies: dict[tuple[int, int], dict] = {}  # (request, call) -> body: n calls for n samples on llama.cpp
         for i, request in enumerate(requests_):
             try:
-                body = self._body(request)
+                built = self._bodies(request)
             except Exception as exc:  # noqa: BLE001 - e.g. a grammar GBNF cannot express: this request only
                 reasons[i] = f"request not built: {type(exc).__name__}: {exc}"
                 continue
-            if body is None:
+            if built is None:
                 reasons[i] = f"the prompt does not fit max_model_len={self.config.max_model_len}"
             else:
-                bodies[i] = body
+                bodies.update(((i, j), body) for j, body in enumerate(built))
         if not bodies:
             return ItemResults(outputs, reasons)
+        drawn: dict[int, dict[int, tuple[Completion, ...]]] = {}
         pool = ThreadPoolExecutor(max_workers=max(1, min(self.server.concurrency, len(bodies))))
         try:
-            futures = {pool.submit(self._call, body, deadline): i for i, body in bodies.items()}
+            futures = {pool.submit(self._call, body, deadline): key for key, body in bodies.items()}
             pending = set(futures)
             while pending and deadline.remaining() > 0:
                 timeout = None if deadline.remaining() == float("inf") else deadline.remaining()
                 done, pending = wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
                 for future in done:
-                    i = futures[future]
+                    i, j = futures[future]
                     try:
-                        outputs[i] = future.result()
+                        drawn.setdefault(i, {})[j] = future.result()
                     except CallFailed as exc:
-                        reasons[i] = str(exc)
+                        reasons.setdefault(i, str(exc))
             for future in pending:
-                reasons[futures[future]] = "no reply before the stage deadline"
+                reasons.setdefault(futures[future][0], "no reply before the stage deadline")
             if pending:
                 log.warning("deadline: %d of %d server requests still in flight are answered ''", len(pending),
                             len(requests_))
         finally:
             pool.shutdown(wait=False, cancel_futures=True)  # a call still in flight ends at its own timeout
-        return ItemResults(outputs, reasons)
+        completions = {}
+        for i, calls in drawn.items():
+            request = requests_[i]
+            kept = tuple(c for j in sorted(calls) for c in calls[j])
+            if kept and len(kept) < request.n and self._temperature(request) == 0:
+                kept = kept * request.n  # greedy: one completion stands for all n
+            if not kept:
+                continue
+            outputs[i] = kept[0].text
+            reasons.pop(i, None)  # some of its calls answered: a sample lost to a fault is only fewer samples
+            if request.n > 1 or request.logprobs:
+                completions[i] = kept[:request.n]
+        return ItemResults(outputs, reasons, completions)
 
     # ------------------------------------------------------------------ one request
+    def _temperature(self, request: GenerationRequest) -> float:
+        return request.temperature_under(self.config.temperature)
+
+    def _bodies(self, request: GenerationRequest) -> list[dict] | None:
+        """The bodies of one request's calls: one, or one per sample where the dialect draws one completion per
+        call (llama.cpp), each with its own seed; None when its prompt cannot fit the window."""
+        body = self._body(request)
+        if body is None or request.n == 1 or self._temperature(request) == 0:
+            return None if body is None else [body]
+        if self.server.dialect == "vllm":
+            return [body | {"n": request.n}]
+        return [body | {"seed": self.config.seed + j} for j in range(request.n)]
+
     def _body(self, request: GenerationRequest) -> dict | None:
         """The JSON body of one request; None when its prompt cannot fit the window."""
         served_by_base = request.adapter is None or request.adapter in self.missing_adapters
@@ -204,10 +236,13 @@ class OpenAIGenerator(ChatBackend):
             body["messages"] = messages
         if request.stop:
             body["stop"] = list(request.stop)
-        if self.config.temperature > 0:
-            body.update(temperature=self.config.temperature, top_p=self.config.top_p, seed=self.config.seed)
+        temperature = self._temperature(request)
+        if temperature > 0:
+            body.update(temperature=temperature, top_p=self.config.top_p, seed=self.config.seed)
         else:
             body.update(temperature=0.0)
+        if request.logprobs:
+            body["logprobs"] = 1 if self.server.endpoint == "completions" else True
         body.update(self._grammar(request.constraint))
         return body
 
@@ -223,8 +258,8 @@ class OpenAIGenerator(ChatBackend):
             return {"structured_outputs": {"grammar": grammar}}
         return {"grammar": grammar}
 
-    def _call(self, body: dict, deadline: Deadline) -> str:
-        """The completion text of one body; raises CallFailed with the reason."""
+    def _call(self, body: dict, deadline: Deadline) -> tuple[Completion, ...]:
+        """Every completion of one body's reply; raises CallFailed with the reason."""
         url = f"{self.base_url}/{'completions' if self.server.endpoint == 'completions' else 'chat/completions'}"
         pause = self.server.backoff_s
         error = "not sent: the stage deadline had passed"
@@ -244,18 +279,34 @@ class OpenAIGenerator(ChatBackend):
                     raise CallFailed(f"HTTP {response.status_code} for model {body['model']!r}: "
                                      f"{response.text[:200]}")
                 else:
-                    return self._text(response)
+                    return self._completions(response)
             if attempt < self.server.retries and deadline.remaining() > pause:
                 time.sleep(pause)  # a restarting or overloaded server needs a pause
                 pause *= 2
         raise CallFailed(f"server call failed after retries: {error}")
 
-    def _text(self, response) -> str:
+    def _completions(self, response) -> tuple[Completion, ...]:
         try:
-            choice = response.json()["choices"][0]
-            text = choice["text"] if self.server.endpoint == "completions" else choice["message"]["content"]
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            choices = sorted(response.json()["choices"], key=lambda c: c.get("index", 0))
+            texts = [c["text"] if self.server.endpoint == "completions" else c["message"]["content"] for c in choices]
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
             raise CallFailed(f"malformed reply ({type(exc).__name__}: {exc}): {response.text[:200]}") from None
-        if not isinstance(text, str):
-            raise CallFailed(f"malformed reply: the completion is {type(text).__name__}, not text")
-        return text
+        if not texts or not all(isinstance(t, str) for t in texts):
+            raise CallFailed("malformed reply: no completion text" if not texts else
+                             f"malformed reply: a completion is {type(next(t for t in texts if not isinstance(t, str))).__name__}, not text")
+        return tuple(Completion(text, self._logprobs(choice)) for text, choice in zip(texts, choices))
+
+    def _logprobs(self, choice: dict) -> tuple[float, ...]:
+        """The chosen tokens' log-probabilities of one choice (completions: `logprobs.token_logprobs`; chat:
+        `logprobs.content[].logprob`); () when absent or unreadable."""
+        found = choice.get("logprobs") if isinstance(choice, dict) else None
+        try:
+            if not found:
+                return ()
+            if self.server.endpoint == "completions":
+                values = found["token_logprobs"]
+            else:
+                values = [token["logprob"] for token in found["content"]]
+            return tuple(float(v) for v in values if v is not None)
+        except (KeyError, TypeError, ValueError):
+            return ()

@@ -248,3 +248,55 @@ def test_a_grammar_goes_as_gbnf_in_the_servers_dialect(dialect):
         assert body["structured_outputs"] == {"grammar": gbnf} and "grammar" not in body
     else:
         assert body["grammar"] == gbnf and "structured_outputs" not in body and "guided_grammar" not in body
+
+
+def test_logprobs_are_asked_and_read_on_both_endpoints():
+    from models.llm.generator import completions_of
+
+    def completions_reply(body, n):
+        return 200, json.dumps({"choices": [{"text": "Canberra", "logprobs": {"token_logprobs": [-0.25, -0.5]}}]}), 0
+
+    script = Script(reply=completions_reply)
+    with scripted_server(script) as url:
+        results = _generator(url).generate([GenerationRequest(USER, logprobs=True), GenerationRequest(USER)])
+    assert script.bodies[0]["logprobs"] == 1 or script.bodies[1]["logprobs"] == 1
+    assert completions_of(results, 0)[0].token_logprobs == (-0.25, -0.5) and 1 not in results.completions
+
+    def chat_reply(body, n):
+        content = [{"token": "Can", "logprob": -0.1}, {"token": "berra", "logprob": -0.3}]
+        return 200, json.dumps({"choices": [{"message": {"content": "Canberra"}, "logprobs": {"content": content}}]}), 0
+
+    script = Script(reply=chat_reply)
+    with scripted_server(script) as url:
+        results = _generator(url, endpoint="chat").generate([GenerationRequest(USER, logprobs=True)])
+    assert script.bodies[0]["logprobs"] is True
+    assert completions_of(results, 0)[0].token_logprobs == (-0.1, -0.3)
+
+    script = Script(reply=lambda body, n: (200, json.dumps({"choices": [{"text": "x", "logprobs": {"oops": 1}}]}), 0))
+    with scripted_server(script) as url:
+        results = _generator(url).generate([GenerationRequest(USER, logprobs=True)])
+    assert list(results) == ["x"] and completions_of(results, 0)[0].token_logprobs == ()  # garbled: none, not failed
+
+
+def test_samples_go_as_n_to_vllm_and_as_seeded_calls_to_llamacpp():
+    from models.llm.generator import completions_of
+
+    def n_reply(body, n):
+        return 200, json.dumps({"choices": [{"index": k, "text": f"s{k}"} for k in range(body.get("n", 1))]}), 0
+
+    script = Script(reply=n_reply)
+    with scripted_server(script) as url:
+        results = _generator(url, dialect="vllm").generate([GenerationRequest(USER, temperature=0.8, n=3)])
+    assert len(script.bodies) == 1 and script.bodies[0]["n"] == 3 and script.bodies[0]["temperature"] == 0.8
+    assert [c.text for c in completions_of(results, 0)] == ["s0", "s1", "s2"]
+
+    script = Script(reply=lambda body, n: (200, json.dumps({"choices": [{"text": f"seed {body['seed']}"}]}), 0))
+    with scripted_server(script) as url:
+        results = _generator(url, dialect="llamacpp").generate([GenerationRequest(USER, temperature=0.8, n=3)])
+    assert sorted(b["seed"] for b in script.bodies) == [0, 1, 2] and all("n" not in b for b in script.bodies)
+    assert [c.text for c in completions_of(results, 0)] == ["seed 0", "seed 1", "seed 2"]
+
+    script = Script()
+    with scripted_server(script) as url:  # greedy: one call, its completion copied
+        results = _generator(url, dialect="llamacpp").generate([GenerationRequest(USER, n=2)])
+    assert len(script.bodies) == 1 and [c.text for c in completions_of(results, 0)] == ["echo smollm2"] * 2
