@@ -67,47 +67,45 @@ def _logprob(value) -> float:
     return max(LOGPROB_FLOOR, min(0.0, float(value))) / -LOGPROB_FLOOR + 1.0  # -10..0 -> 0..1
 
 
+def _one_hot(out: dict, name: str, value, values: Sequence[str]) -> None:
+    for v in values:
+        out[f"{name}={v}"] = float((value or "") == v)
+
+
+def _measured(out: dict, name: str, value, scale=float) -> None:
+    """`name` (0 when not measured) and `has_<name>`, so a missing score never reads as a low one."""
+    out[f"has_{name}"] = float(value is not None)
+    out[name] = scale(value) if value is not None else 0.0
+
+
+def _capped(value, cap: float) -> float:
+    return min(float(value or 0), cap) / cap
+
+
 def features(scores: Mapping[str, Any], rules_accepted: bool, rules_reason: str = "") -> dict[str, float]:
     """The gate's inputs for one candidate: its verifier scores (as saved in the trace) and the rules' verdict."""
     out: dict[str, float] = {"rules_accepted": float(bool(rules_accepted))}
     for phrase, name in THRESHOLD_STOPS:
         out[name] = float(not rules_accepted and phrase in (rules_reason or ""))
-    source = scores.get("source") or ""
-    for s in SOURCES:
-        out[f"source={s}"] = float(source == s)
-    kind = scores.get("kind") or ""
-    for k in KINDS:
-        out[f"kind={k}"] = float(kind == k)
-    computed = scores.get("computed")
-    out["computed"] = float(computed is not None)
+    _one_hot(out, "source", scores.get("source"), SOURCES)
+    _one_hot(out, "kind", scores.get("kind"), KINDS)
+    _one_hot(out, "domain", scores.get("domain"), DOMAINS)
+    _one_hot(out, "kg_outcome", scores.get("kg_outcome"), KG_OUTCOMES)
+    out["computed"] = float(scores.get("computed") is not None)
     for name in SCORES:
-        value = scores.get(name)
-        out[f"has_{name}"] = float(value is not None)
-        out[name] = float(value) if value is not None else 0.0
-    out["novel"] = min(float(scores.get("novel") or 0), 5.0) / 5.0
-    out["claims"] = min(float(scores.get("claims") or 0), 5.0) / 5.0
+        _measured(out, name, scores.get(name))
+    for name in ("mean_logprob", "min_logprob", "query_logprob"):
+        _measured(out, name, scores.get(name), _logprob)
+    _measured(out, "agreement", scores.get("agreement"))
+    attribute = scores.get("attribute")
+    _measured(out, "dynamic", None if attribute is None else attribute == "dynamic")
+    out["novel"] = _capped(scores.get("novel"), 5)
+    out["claims"] = _capped(scores.get("claims"), 5)
+    out["stated_by"] = _capped(scores.get("stated_by"), 5)
+    out["answer_words"] = _capped(len(str(candidate_answer(scores) or "").split()), 10)
     out["not_alone"] = float(scores.get("alone") is False)
     out["choice"] = float(bool(scores.get("choice")))
-    for name in ("mean_logprob", "min_logprob", "query_logprob"):
-        value = scores.get(name)
-        out[f"has_{name}"] = float(value is not None)
-        out[name] = _logprob(value) if value is not None else 0.0
-    agreement = scores.get("agreement")
-    out["has_agreement"] = float(agreement is not None)
-    out["agreement"] = float(agreement) if agreement is not None else 0.0
-    stated = scores.get("stated_by")
-    out["stated_by"] = min(float(stated or 0), 5.0) / 5.0
-    out["answer_words"] = min(len(str(candidate_answer(scores) or "").split()), 10) / 10.0
-    domain = scores.get("domain") or ""
-    for d in DOMAINS:
-        out[f"domain={d}"] = float(domain == d)
-    outcome = scores.get("kg_outcome") or ""
-    for o in KG_OUTCOMES:
-        out[f"kg_outcome={o}"] = float(outcome == o)
     out["kg_repaired"] = float(bool(scores.get("kg_repaired")))  # a program check changed the program
-    attribute = scores.get("attribute")
-    out["has_attribute"] = float(attribute is not None)
-    out["dynamic"] = float(attribute == "dynamic")
     return out
 
 
