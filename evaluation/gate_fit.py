@@ -33,7 +33,7 @@ PREDICTIONS = "predictions.jsonl"
 
 # The package's own sets the CPU gate is fitted on (data file, task): never a set the README reports scores on
 # (the bundled sample, the Task-2 and Task-3 samples, the real dev questions, kg_unseen). GATE_QUESTIONS is
-# generated into the collection folder first (training/gate_data.py: KG template questions, unseen wordings first).
+# generated into the collection folder first (training/gate_kg_questions.py: KG template questions, unseen wordings first).
 GATE_QUESTIONS = "gate_questions.jsonl"
 FIT_SUITES = {
     "gate_questions": (GATE_QUESTIONS, 2),  # KG values and answers over KG facts, on the bundled KG

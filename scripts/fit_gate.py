@@ -12,7 +12,7 @@ coefficients, intercept, what it was fitted on, the cross-validated figures) as 
 `--gate` instead prints the same table for a fitted gate on runs it never saw. The rules' verdict is replayed
 under the profile's `verifier` thresholds (`--profile`). `--collect DIR` first runs `local_evaluation.py` (rules
 gate) on the package's own fit sets (`evaluation.gate_fit.FIT_SUITES`: 432 KG template questions generated into
-DIR by `training/gate_data.py`, the KG wordings, checkable and public-SQL acceptance sets; never a set the README
+DIR by `training/gate_kg_questions.py`, the KG wordings, checkable and public-SQL acceptance sets; never a set the README
 reports on) into `DIR/<set>/`, skipping those already finished, and fits on them. The library is `evaluation/gate_fit.py`.
 """
 from __future__ import annotations
@@ -43,7 +43,7 @@ def collect(root: Path, profile: str | None) -> list[str]:
     runs = []
     root.mkdir(parents=True, exist_ok=True)
     if not (root / GATE_QUESTIONS).is_file():
-        from training.gate_data import gate_questions, write_rows
+        from training.gate_kg_questions import gate_questions, write_rows
 
         write_rows(gate_questions(), root / GATE_QUESTIONS)
     for name, (data, task) in FIT_SUITES.items():
