@@ -311,6 +311,16 @@ def _max_age(fact: Fact, query_time: str, default: int = 2500) -> int:
     return max(1, min(default, (asked - datetime.strptime(day, "%Y-%m-%d").date()).days - 1))
 
 
+def _future(fact: Fact, query_time: str) -> bool:
+    """True when `fact` reports a day less than three days before the question (or after it): a near miss or an
+    unrelated page about it could not yet be written well before the question, so none is shown."""
+    day = dict(fact.subject_key).get("date") or dict(fact.subject_key).get("end")
+    if not day or not _ISO.match(day):
+        return False
+    asked = datetime.strptime(query_time, "%m/%d/%Y, %H:%M:%S PT").date()
+    return (asked - datetime.strptime(day, "%Y-%m-%d").date()).days < 3
+
+
 def _age(fact: Fact, query_time: str, low: int, high: int, rng: random.Random) -> int:
     cap = _max_age(fact, query_time)
     return rng.randint(min(low, cap), min(high, cap))
@@ -448,7 +458,8 @@ def build_record(n: int, example: TemplateExample, split: str, case: str, facts:
     # Near misses: the same attribute of other subjects, and the same subject's other attributes; neither
     # may state the gold (a count of 2 beside another team's 2 would make "absent" answerable).
     same_label = [f for i, f in enumerate(facts[example.template])
-                  if i != filling and not states(f.value, answers) and f.subject_key != fact.subject_key]
+                  if i != filling and not states(f.value, answers) and f.subject_key != fact.subject_key
+                  and not _future(f, qt)]
     siblings = [f for f in by_subject.get(fact.subject_key, []) if f.template != example.template
                 and not states(f.value, answers) and f.label != fact.label]
     rng.shuffle(same_label)
@@ -503,7 +514,7 @@ def build_record(n: int, example: TemplateExample, split: str, case: str, facts:
                                      _age(other, qt, 5, 600, rng), rng))
     while len(pages) < PAGES:
         stranger = rng.choice(unrelated)
-        if states(stranger.value + " " + stranger.subject, answers):
+        if states(stranger.value + " " + stranger.subject, answers) or _future(stranger, qt):
             continue
         pages.append(record_page(stranger.subject, [stranger], stranger.domain, qt,
                                      _age(stranger, qt, 5, 900, rng), rng))
