@@ -12,8 +12,9 @@ coefficients, intercept, what it was fitted on, the cross-validated figures) as 
 `--gate` instead prints the same table for a fitted gate on runs it never saw. The rules' verdict is replayed
 under the profile's `verifier` thresholds (`--profile`). `--collect DIR` first runs `local_evaluation.py` (rules
 gate) on the package's own fit sets (`evaluation.gate_fit.FIT_SUITES`: 432 KG template questions generated into
-DIR by `training/gate_kg_questions.py`, the KG wordings, checkable and public-SQL acceptance sets; never a set the README
-reports on) into `DIR/<set>/`, skipping those already finished, and fits on them. The library is `evaluation/gate_fit.py`.
+DIR by `training/gate_kg_questions.py` (Task 2), the 273 web questions of `data/gate/` (Task 1), the KG wordings,
+checkable and public-SQL acceptance sets; never a set the README reports on) into `DIR/<set>/`, skipping those
+already finished, and fits on them. The library is `evaluation/gate_fit.py`.
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runnable as a plain script from anywhere
 
-from evaluation.gate_fit import (FIT_SUITES, GATE_QUESTIONS, compare_gates, cross_validated, fit,  # noqa: E402
+from evaluation.gate_fit import (FIT_SUITES, GATE_KG_QUESTIONS, compare_gates, cross_validated, fit,  # noqa: E402
                                  labelled_candidates, reliability)
 from models.config import REPO_ROOT, load_config  # noqa: E402
 from models.verify.gate import CalibratedGate  # noqa: E402
@@ -42,12 +43,12 @@ def collect(root: Path, profile: str | None) -> list[str]:
     """Runs (or resumes) the rules-gate evaluation of every fit set into `root/<set>/`; returns the run dirs."""
     runs = []
     root.mkdir(parents=True, exist_ok=True)
-    if not (root / GATE_QUESTIONS).is_file():
+    if not (root / GATE_KG_QUESTIONS).is_file():
         from training.gate_kg_questions import gate_questions, write_rows
 
-        write_rows(gate_questions(), root / GATE_QUESTIONS)
+        write_rows(gate_questions(), root / GATE_KG_QUESTIONS)
     for name, (data, task) in FIT_SUITES.items():
-        data = str(root / data) if data == GATE_QUESTIONS else data
+        data = str(root / data) if data == GATE_KG_QUESTIONS else data
         out = root / name
         if not (out / "summary.json").is_file():
             cmd = [sys.executable, str(REPO_ROOT / "local_evaluation.py"), "--task", str(task), "--data", data,

@@ -1,5 +1,5 @@
 """The gate's labelled web questions (data/gate/gate_questions.jsonl, issue 50): the committed file is what
-scripts/make_gate_data.py builds, every row is a CRAG row with five pages, each case's pages hold what the case
+scripts/make_gate_web_questions.py builds, every row is a CRAG row with five pages, each case's pages hold what the case
 says, and no question is one of the sets the gate is reported on."""
 import json
 import subprocess
@@ -12,10 +12,10 @@ import pytest
 
 from evaluation.data import LoadStats, load_examples
 from models.paths import REPO_ROOT
-from training.gate_data import CASES, PAGES, gold_answer, page_text, states
+from training.gate_web_questions import CASES, PAGES, gold_answer, page_text, states
 
 GATE_FILE = REPO_ROOT / "data" / "gate" / "gate_questions.jsonl"
-SCRIPT = REPO_ROOT / "scripts" / "make_gate_data.py"
+SCRIPT = REPO_ROOT / "scripts" / "make_gate_web_questions.py"
 REPORTED = ("data/sample/crag_sample.jsonl", "data/sample/crag_sample_task3.jsonl",
             "data/acceptance/kg_unseen.jsonl")
 

@@ -1,12 +1,12 @@
 """Writes the answer gate's labelled web questions, `data/gate/gate_questions.jsonl`, from the bundled fixture KG.
 
-    python scripts/make_gate_data.py           # (re)writes data/gate/gate_questions.jsonl
-    python scripts/make_gate_data.py --check   # exit 1 if the committed file differs from a fresh build
+    python scripts/make_gate_web_questions.py           # (re)writes data/gate/gate_questions.jsonl
+    python scripts/make_gate_web_questions.py --check   # exit 1 if the committed file differs from a fresh build
 
 KG template questions (held-out splits first, at most `--per-template` per template) with five pages each, rendered
 from the fixture KG's records, in three cases (`gate_case`): the pages state the answer, do not state it, or state
 a wrong value on an older page beside the right one. Questions of the sets the gate is reported on (the bundled
-sample, `data/acceptance/kg_unseen.jsonl`) are never asked. The library is `training/gate_data.py`; this is its
+sample, `data/acceptance/kg_unseen.jsonl`) are never asked. The library is `training/gate_web_questions.py`; this is its
 command line. The output is deterministic for a seed, so `--check` compares bytes.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runnable as a plain script from anywhere
 
 from training.api_templates import FixtureKG  # noqa: E402
-from training.gate_data import DEFAULT_OUT, gate_questions, reported_questions, to_jsonl  # noqa: E402
+from training.gate_web_questions import DEFAULT_OUT, gate_questions, reported_questions, to_jsonl  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 REPORTED = ("data/sample/crag_sample.jsonl", "data/sample/crag_sample_task3.jsonl",
@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     if args.check:
         same = out.exists() and out.read_bytes() == text.encode("utf-8")
-        print(f"{out}: {'up to date' if same else 'differs from a fresh build (run scripts/make_gate_data.py)'}")
+        print(f"{out}: {'up to date' if same else 'differs from a fresh build (run scripts/make_gate_web_questions.py)'}")
         return 0 if same else 1
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
