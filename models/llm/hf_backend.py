@@ -244,9 +244,10 @@ class HFGenerator(ChatBackend):
                 text = _cut_at_stop(text, request.stop) if finished else ""
                 lps = self._token_logprobs(logits, row, new_ids, text) if request.logprobs and text else ()
                 kept.append(Completion(text, lps))
-            if copies < request.n:  # greedy: one completion stands for all n
+            kept = [c for c in kept if c.text]  # a sample `max_time` cut is dropped: fewer samples, never a half one
+            if kept and copies < request.n:  # greedy: one completion stands for all n
                 kept = kept * request.n
-            out.append(tuple(kept) if any(c.text for c in kept) else ())
+            out.append(tuple(kept))
         return out
 
     def _token_logprobs(self, logits, row: int, new_ids: list[int], text: str) -> tuple[float, ...]:
