@@ -72,7 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gate", help="measure this fitted gate on the runs instead of fitting one")
     parser.add_argument("--profile", default=None, help="whose verifier thresholds the rules gate replays "
                                                         "(default $CRAG_PROFILE or cpu)")
-    parser.add_argument("--c", type=float, default=1.0, help="inverse L2 strength of the logistic regression")
+    parser.add_argument("--c", type=float, nargs="+", default=[0.03, 0.1, 0.3, 1.0],
+                        help="inverse L2 strengths tried; the one with the best cross-validated per-candidate score "
+                             "(then the lower ECE) is fitted")
     parser.add_argument("--folds", type=int, default=5)
     args = parser.parse_args(argv)
     if bool(args.output) == bool(args.gate):
@@ -97,13 +99,18 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(reliability(probabilities, labels).lines()))
         _print_scores("held out", compare_gates(rows, probabilities))
         return 0
-    probabilities = cross_validated(rows, args.folds, args.c)
-    table = reliability(probabilities, labels)
-    print(f"{args.folds}-fold cross-validated (folds by question):")
+    tried = {}
+    for c in args.c:
+        probabilities = cross_validated(rows, args.folds, c)
+        tried[c] = (probabilities, reliability(probabilities, labels), compare_gates(rows, probabilities))
+        print(f"C={c:g}: cross-validated ECE {tried[c][1].ece:.3f}, per-candidate score "
+              f"{tried[c][2]['calibrated']['score']:+.3f} (rules {tried[c][2]['rules']['score']:+.3f})")
+    best = max(args.c, key=lambda c: (tried[c][2]["calibrated"]["score"], -tried[c][1].ece))
+    probabilities, table, figures = tried[best]
+    print(f"{args.folds}-fold cross-validated (folds by question), C={best:g}:")
     print("\n".join(table.lines()))
-    figures = compare_gates(rows, probabilities)
     _print_scores("cross-validated", figures)
-    gate = fit(rows, args.c, {"runs": [str(r) for r in args.runs], "by_pathway": dict(by_pathway)})
+    gate = fit(rows, best, {"runs": [str(r) for r in args.runs], "by_pathway": dict(by_pathway)})
     gate = CalibratedGate(gate.names, gate.mean, gate.scale, gate.coef, gate.intercept, gate.fitted_on,
                           {"cv_folds": args.folds, "cv_ece": table.ece, "cv_scores": figures})
     gate.save(args.output)

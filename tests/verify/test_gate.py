@@ -147,7 +147,7 @@ def test_fit_script_fits_on_saved_runs_and_measures_on_held_out_ones(tmp_path, c
     train = _run_dir(tmp_path, "train", rows)
     labelled = labelled_candidates([train], VerifierConfig())
     assert len(labelled) == 24 and sum(r.label for r in labelled) == 12
-    assert main([str(train), "--output", str(tmp_path / "gate.json"), "--folds", "3"]) == 0
+    assert main([str(train), "--output", str(tmp_path / "gate.json"), "--folds", "3", "--c", "0.1", "1"]) == 0
     printed = capsys.readouterr().out
     assert "ECE" in printed and "rules" in printed and "calibrated" in printed
     gate = CalibratedGate.load(tmp_path / "gate.json")
