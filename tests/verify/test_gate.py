@@ -177,3 +177,16 @@ def test_collect_evaluates_each_fit_set_once_under_the_rules_gate(tmp_path, monk
     assert [c[c.index("--task") + 1] for c in commands] == ["2", "1"]
     fit_gate.collect(tmp_path / "fit", "cpu")  # finished sets are read, not rerun
     assert len(commands) == 2
+
+
+def test_the_shipped_cpu_gate_loads_and_was_fitted_only_on_the_fit_sets():
+    from pathlib import Path
+
+    from evaluation.gate_fit import FIT_SUITES
+    from models.paths import REPO_ROOT
+
+    gate = CalibratedGate.load(REPO_ROOT / "models/gates/cpu.json")
+    runs = [Path(r).name for r in gate.fitted_on["runs"]]
+    assert runs and set(runs) <= set(FIT_SUITES)  # never the sample, the dev questions, Task 2/3 samples, kg_unseen
+    assert gate.metrics["cv_ece"] <= 0.10
+    assert "rules_accepted" in gate.names and 0.0 < gate.probability(features({"source": "kg-direct"}, True)) < 1.0
