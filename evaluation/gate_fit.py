@@ -17,7 +17,6 @@ web), so the end-to-end figures come from `local_evaluation.py` runs under each 
 """
 from __future__ import annotations
 
-import json
 import math
 import random
 from dataclasses import dataclass
@@ -25,11 +24,11 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from evaluation.answer_match import match_answer
+from evaluation.runner import PREDICTIONS_FILE, PredictionLog
 from models.verify.config import VerifierConfig
 from models.verify.gate import BREAK_EVEN, CalibratedGate, candidate_answer, features
 from models.verify.verifier import decide_by_rules
 
-PREDICTIONS = "predictions.jsonl"
 
 # The package's own sets the CPU gate is fitted on (data file, task): never a set the README reports scores on
 # (the bundled sample, the Task-2 and Task-3 samples, the real dev questions, kg_unseen). GATE_KG_QUESTIONS is
@@ -63,25 +62,11 @@ def judged(query: str, gold: str, alternatives: Sequence[str], answer: str) -> i
     return int(any(match_answer(query, g, answer).score == 1 for g in (gold, *alternatives) if g))
 
 
-def read_predictions(run_dir: str | Path) -> list[dict]:
-    """The records of a run's predictions.jsonl; a bad line is an error naming file:line."""
-    path = Path(run_dir) / PREDICTIONS
-    records = []
-    with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if line.strip():
-                try:
-                    records.append(json.loads(line))
-                except ValueError as exc:
-                    raise ValueError(f"{path}:{number}: not JSON ({exc})") from None
-    return records
-
-
 def labelled_candidates(run_dirs: Iterable[str | Path], config: VerifierConfig) -> list[Row]:
     """Every candidate the gate could keep in the runs' traces, with its features and label."""
     rows = []
     for run_dir in run_dirs:
-        for record in read_predictions(run_dir):
+        for record in PredictionLog(Path(run_dir) / PREDICTIONS_FILE).load():
             alternatives = record.get("alt_ans") or []
             for attempt in (record.get("trace") or {}).get("attempts", []):
                 scores = (attempt.get("verifier") or {}).get("scores") or {}

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+from dataclasses import replace
 from collections import Counter
 from pathlib import Path
 
@@ -28,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runnable as a pl
 
 from evaluation.gate_fit import (FIT_SUITES, GATE_KG_QUESTIONS, compare_gates, cross_validated, fit,  # noqa: E402
                                  labelled_candidates, reliability)
+from evaluation.runner import PREDICTIONS_FILE  # noqa: E402
 from models.config import REPO_ROOT, load_config  # noqa: E402
 from models.verify.gate import CalibratedGate  # noqa: E402
 
@@ -83,9 +85,9 @@ def main(argv: list[str] | None = None) -> int:
         args.runs = collect(Path(args.collect), args.profile) + list(args.runs)
     if not args.runs:
         parser.error("no run dirs (give RUN_DIRs or --collect DIR)")
-    missing = [r for r in args.runs if not (Path(r) / "predictions.jsonl").is_file()]
+    missing = [r for r in args.runs if not (Path(r) / PREDICTIONS_FILE).is_file()]
     if missing:
-        parser.error(f"no predictions.jsonl in {missing}")
+        parser.error(f"no {PREDICTIONS_FILE} in {missing}")
     rows = labelled_candidates(args.runs, load_config(args.profile).verifier)
     for run, n in Counter(r.run for r in rows).items():
         correct = sum(r.label for r in rows if r.run == run)
@@ -111,8 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(table.lines()))
     _print_scores("cross-validated", figures)
     gate = fit(rows, best, {"runs": [str(r) for r in args.runs], "by_pathway": dict(by_pathway)})
-    gate = CalibratedGate(gate.names, gate.mean, gate.scale, gate.coef, gate.intercept, gate.fitted_on,
-                          {"cv_folds": args.folds, "cv_ece": table.ece, "cv_scores": figures})
+    gate = replace(gate, metrics={"cv_folds": args.folds, "cv_ece": table.ece, "cv_scores": figures})
     gate.save(args.output)
     heaviest = sorted(zip(gate.names, gate.coef), key=lambda p: -abs(p[1]))[:10]
     print("largest coefficients (standardised): " + ", ".join(f"{n} {c:+.2f}" for n, c in heaviest))

@@ -51,6 +51,25 @@ class GenerationRequest:
         """The temperature this request decodes at: its own, else the profile's `default`."""
         return default if self.temperature is None else self.temperature
 
+    def draws(self, default_temperature: float) -> int:
+        """Completions a backend decodes for this request: n when it samples, 1 when greedy (that one stands for
+        all n: `returned`)."""
+        return self.n if self.temperature_under(default_temperature) > 0 else 1
+
+    @property
+    def keeps_completions(self) -> bool:
+        """Whether `ItemResults.completions` holds this request's completions (it asked for several, or for
+        log-probabilities); otherwise its text alone is the result."""
+        return self.n > 1 or self.logprobs
+
+    def returned(self, drawn: Sequence["Completion"], default_temperature: float) -> tuple["Completion", ...]:
+        """What a backend returns of the completions it decoded for this request, in order: a greedy one copied n
+        times; the samples it got, at most n (fewer where some were cut or failed)."""
+        drawn = tuple(drawn)
+        if drawn and self.draws(default_temperature) == 1:
+            drawn = drawn[:1] * self.n
+        return drawn[:self.n]
+
 
 @dataclass(frozen=True)
 class Completion:

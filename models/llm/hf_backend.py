@@ -132,7 +132,7 @@ class HFGenerator(ChatBackend):
                              deadline=deadline)
             for i, kept in zip(indices, drawn):
                 outputs[i] = kept[0].text if kept else ""
-                if kept and (requests[i].n > 1 or requests[i].logprobs):
+                if kept and requests[i].keeps_completions:
                     completions[i] = kept
             reasons.update((indices[k], reason) for k, reason in drawn.reasons.items())
         return ItemResults(outputs, reasons, completions)
@@ -147,7 +147,7 @@ class HFGenerator(ChatBackend):
         groups: dict[tuple, list[int]] = {}
         for i, (request, prompt) in enumerate(zip(requests, prompts)):
             if prompt is not None:
-                key = (request.adapter, tuple(request.stop), self._temperature(request), self._rows(request))
+                key = (request.adapter, tuple(request.stop), self._temperature(request), request.draws(self.config.temperature))
                 groups.setdefault(key, []).append(i)
         batches = []
         for (_, _, _, rows), indices in groups.items():
@@ -158,10 +158,6 @@ class HFGenerator(ChatBackend):
 
     def _temperature(self, request: GenerationRequest) -> float:
         return request.temperature_under(self.config.temperature)
-
-    def _rows(self, request: GenerationRequest) -> int:
-        """Rows `generate` returns for the request: n when it samples, 1 when greedy (copied n times)."""
-        return request.n if self._temperature(request) > 0 else 1
 
     def _attach_adapters(self) -> None:
         """Loads every adapter once. transformers reports the *other* adapters' weights as missing on each
@@ -207,7 +203,7 @@ class HFGenerator(ChatBackend):
                         ) -> list[tuple[Completion, ...]]:
         """Every completion of each request of one group (() where the deadline left it unstarted or cut it)."""
         self._select_adapter(requests[0].adapter)
-        copies = self._rows(requests[0])
+        copies = requests[0].draws(self.config.temperature)
         encoded = self.tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
         lengths = encoded["attention_mask"].sum(dim=1).tolist()
         fit = self._rows_that_fit(lengths, deadline, copies)
@@ -244,10 +240,8 @@ class HFGenerator(ChatBackend):
                 text = _cut_at_stop(text, request.stop) if finished else ""
                 lps = self._token_logprobs(logits, row, new_ids, text) if request.logprobs and text else ()
                 kept.append(Completion(text, lps))
-            kept = [c for c in kept if c.text]  # a sample `max_time` cut is dropped: fewer samples, never a half one
-            if kept and copies < request.n:  # greedy: one completion stands for all n
-                kept = kept * request.n
-            out.append(tuple(kept))
+            # a sample `max_time` cut is dropped: fewer samples, never a half one
+            out.append(request.returned([c for c in kept if c.text], self.config.temperature))
         return out
 
     def _token_logprobs(self, logits, row: int, new_ids: list[int], text: str) -> tuple[float, ...]:

@@ -194,26 +194,21 @@ class OpenAIGenerator(ChatBackend):
         completions = {}
         for i, calls in drawn.items():
             request = requests_[i]
-            kept = tuple(c for j in sorted(calls) for c in calls[j])
-            if kept and len(kept) < request.n and self._temperature(request) == 0:
-                kept = kept * request.n  # greedy: one completion stands for all n
+            kept = request.returned([c for j in sorted(calls) for c in calls[j]], self.config.temperature)
             if not kept:
                 continue
             outputs[i] = kept[0].text
             reasons.pop(i, None)  # some of its calls answered: a sample lost to a fault is only fewer samples
-            if request.n > 1 or request.logprobs:
-                completions[i] = kept[:request.n]
+            if request.keeps_completions:
+                completions[i] = kept
         return ItemResults(outputs, reasons, completions)
 
     # ------------------------------------------------------------------ one request
-    def _temperature(self, request: GenerationRequest) -> float:
-        return request.temperature_under(self.config.temperature)
-
     def _bodies(self, request: GenerationRequest) -> list[dict] | None:
         """The bodies of one request's calls: one, or one per sample where the dialect draws one completion per
         call (llama.cpp), each with its own seed; None when its prompt cannot fit the window."""
         body = self._body(request)
-        if body is None or request.n == 1 or self._temperature(request) == 0:
+        if body is None or request.draws(self.config.temperature) == 1:
             return None if body is None else [body]
         if self.server.dialect == "vllm":
             return [body | {"n": request.n}]
@@ -236,7 +231,7 @@ class OpenAIGenerator(ChatBackend):
             body["messages"] = messages
         if request.stop:
             body["stop"] = list(request.stop)
-        temperature = self._temperature(request)
+        temperature = request.temperature_under(self.config.temperature)
         if temperature > 0:
             body.update(temperature=temperature, top_p=self.config.top_p, seed=self.config.seed)
         else:

@@ -157,11 +157,9 @@ class VLLMGenerator(ChatBackend):
         completions = {}
         for k, i in enumerate(runnable):
             outputs[i] = run.texts[k]
-            drawn = run.completions.get(k, ())
-            if drawn and len(drawn) < requests[i].n:  # greedy: one completion stands for all n
-                drawn = tuple(drawn) * requests[i].n
-            if drawn and (requests[i].n > 1 or requests[i].logprobs):
-                completions[i] = tuple(drawn[:requests[i].n])
+            drawn = requests[i].returned(run.completions.get(k, ()), self.config.temperature)
+            if drawn and requests[i].keeps_completions:
+                completions[i] = drawn
         return ItemResults(outputs, {runnable[k]: reason for k, reason in run.reasons.items()}, completions)
 
     def _fitting(self, runnable: list[int], prompts: list[dict], requests, deadline: Deadline | None):
@@ -169,7 +167,7 @@ class VLLMGenerator(ChatBackend):
         if self.latency is None or deadline is None or deadline.remaining() == float("inf"):
             return runnable, prompts
         # a request drawing n completions decodes n sequences (its prompt is prefilled once and shared)
-        copies = [self._sequences(requests[i]) for i in runnable]
+        copies = [requests[i].draws(self.config.temperature) for i in runnable]
         lengths = [len(p["prompt_token_ids"]) for p, n in zip(prompts, copies) for _ in range(n)]
         caps = [max(1, requests[i].max_new_tokens) for i, n in zip(runnable, copies) for _ in range(n)]
         lora = any(requests[i].adapter is not None for i in runnable)
@@ -198,10 +196,6 @@ class VLLMGenerator(ChatBackend):
             return None
         self.adapters.get(adapter)  # raises UnknownAdapterError with the configured names
         return self._lora_requests[adapter]
-
-    def _sequences(self, request: GenerationRequest) -> int:
-        """Sequences the engine decodes for a request: n when it samples, 1 when greedy (copied n times)."""
-        return request.n if request.temperature_under(self.config.temperature) > 0 else 1
 
     def sampling_params(self, request: GenerationRequest):
         """`SamplingParams` for one request: limits, stop strings, decoding mode, n, log-probabilities and any

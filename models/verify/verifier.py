@@ -114,11 +114,13 @@ class SupportVerifier:
         """Every score `decide` needs, for one candidate (model calls: the embedder only), with the agreement of
         the sampled answers and how many evidence texts state the answer (for the calibrated gate)."""
         scores = self._scores(candidate)
+        samples = candidate.signals.get("samples")
+        if samples:
+            scores["samples"] = len(samples)
         answer = candidate_answer(scores)
         if answer:
             needle = normalize(answer)
             scores["stated_by"] = sum(needle in normalize(text or "") for text in candidate.evidence) if needle else 0
-            samples = candidate.signals.get("samples")
             if samples:
                 scores["agreement"] = round(sum(bool(needle) and needle in normalize(s or "") for s in samples)
                                             / len(samples), 4)
@@ -127,9 +129,7 @@ class SupportVerifier:
     def _scores(self, candidate: Candidate) -> dict:
         answer = (candidate.answer or "").strip()
         scores: dict[str, Any] = {"candidate": answer, "source": candidate.source}
-        scores.update((k, v) for k, v in candidate.signals.items() if k != "samples")
-        if candidate.signals.get("samples"):
-            scores["samples"] = len(candidate.signals["samples"])
+        scores.update((k, v) for k, v in candidate.signals.items() if k != "samples")  # (their count: `scores`)
         if answer == INVALID:
             scores["contradiction"] = contradicts_premise(candidate.query, candidate.evidence)
         kind = question_kind(candidate.query)
