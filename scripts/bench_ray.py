@@ -19,12 +19,11 @@ import time
 from itertools import islice
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evaluation.data import DEFAULT_DATA_PATH, load_examples  # noqa: E402
-from evaluation.runner import PredictionLog, run_predictions  # noqa: E402
-from models.config import REPO_ROOT, load_config  # noqa: E402
-from models.crag_model import CragModel, batch_size_of  # noqa: E402
+from evaluation.data import DEFAULT_DATA_PATH, load_examples
+from evaluation.runner import PredictionLog, run_predictions
+from models.config import REPO_ROOT, load_config
+from models.crag_model import CragModel, batch_size_of
 
 
 def build_model(profile: str):

@@ -33,19 +33,17 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from bench_task3 import task3_examples  # noqa: E402
-from bench_web import answer_keys, found, page_texts, to_query, token_counter  # noqa: E402
-from evaluation.data import load_examples  # noqa: E402
-from models.config import load_config  # noqa: E402
-from models.embedder import Embedder  # noqa: E402
-from models.web import format_context, make_web_retriever  # noqa: E402
-from models.web.arm.ngrams import NgramIndex  # noqa: E402
-from models.web.arm.retriever import serialise_all  # noqa: E402
+from bench_task3 import task3_examples
+from bench_web import answer_keys, found, page_texts, to_query, token_counter
+from evaluation.data import load_examples
+from models.config import load_config
+from models.embedder import Embedder
+from models.web import format_context, make_web_retriever
+from models.web.arm.ngrams import NgramIndex
+from models.web.arm.retriever import serialise_all
 
 SUITES = {"5": 1, "50": 3}  # suite -> task it is read as
 WEIGHTS = tuple(round(w, 2) for w in np.linspace(0, 1, 11))

@@ -15,21 +15,18 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import sys
 import time
 from dataclasses import replace
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from models.attributes import AttributePredictor, binary_label  # noqa: E402
-from models.calculator.tool import NumericalCalculator  # noqa: E402
-from models.config import load_config  # noqa: E402
-from evaluation.data import load_examples  # noqa: E402
-from models.reasoning import KnowledgeExtractor, Reasoner, References  # noqa: E402
-from models.reasoning.output import ReasoningFormatError, parse_reasoning  # noqa: E402
-from models.reasoning.summarizer import BackupSummarizer  # noqa: E402
-from models.types import Query  # noqa: E402
+from models.attributes import AttributePredictor, binary_label
+from models.calculator.tool import NumericalCalculator
+from models.config import load_config
+from evaluation.data import load_examples
+from models.reasoning import KnowledgeExtractor, Reasoner, References
+from models.reasoning.output import ReasoningFormatError, parse_reasoning
+from models.reasoning.summarizer import BackupSummarizer
+from models.types import Query
 
 
 def timed(label: str, n: int, function, *args):

@@ -25,13 +25,11 @@ import random
 import statistics
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from models.config import load_config  # noqa: E402
-from models.crag_model import CragModel  # noqa: E402
-from evaluation.data import load_examples  # noqa: E402
+from models.config import load_config
+from models.crag_model import CragModel
+from evaluation.data import load_examples
 
 GRADER_KEYS = ("interaction_id", "query", "search_results", "query_time")
 MOCK_API_ENV = "CRAG_MOCK_API_URL"

@@ -30,25 +30,22 @@ import logging
 import os
 import re
 import statistics
-import sys
 import time
 from dataclasses import dataclass, replace
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from models.config import load_config  # noqa: E402
-from evaluation import context_recall  # noqa: E402
-from evaluation.context_recall import Key  # noqa: E402
-from evaluation.data import load_examples  # noqa: E402
-from models.embedder import Embedder  # noqa: E402
-from models.types import Chunk, Query  # noqa: E402
-from models.web import WebRetriever, format_context  # noqa: E402
-from models.web.main_content import MainContentConfig, extract_main_content  # noqa: E402
-from models.web.pages import snippet_document, unique_pages  # noqa: E402
-from models.web.sentence_chunker import SentenceChunkConfig, SentenceChunker  # noqa: E402
+from models.config import load_config
+from evaluation import context_recall
+from evaluation.context_recall import Key
+from evaluation.data import load_examples
+from models.embedder import Embedder
+from models.types import Chunk, Query
+from models.web import WebRetriever, format_context
+from models.web.main_content import MainContentConfig, extract_main_content
+from models.web.pages import snippet_document, unique_pages
+from models.web.sentence_chunker import SentenceChunkConfig, SentenceChunker
 
 NAIVE_TOP_K = 20  # the CRAG baseline's NUM_CONTEXT_SENTENCES
 NAIVE_SENTENCE_CHARS = 1000  # its MAX_CONTEXT_SENTENCE_LENGTH

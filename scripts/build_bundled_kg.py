@@ -8,12 +8,9 @@ e.g. to serve with the official `mock_api/server.py` (`KG_BASE_DIRECTORY=DIR`).
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runnable as a plain script from anywhere
 
-from mock_api.bundled_kg import SOURCE_DIR, build  # noqa: E402
+from mock_api.bundled_kg import SOURCE_DIR, build
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runnable as a plain script from anywhere
 
-from models.public_data.database import build_database  # noqa: E402
+from models.public_data.database import build_database
 
 
 def main(argv: list[str] | None = None) -> None:

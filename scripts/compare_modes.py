@@ -32,11 +32,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evaluation.context_recall import answer_keys, found  # noqa: E402
-from models.config import REPO_ROOT  # noqa: E402
-from scripts.ablation import SUITES as ABLATION_SUITES, Cell, Suite, command, read_run, save_profile  # noqa: E402
+from evaluation.context_recall import answer_keys, found
+from models.config import REPO_ROOT
+from scripts.ablation import SUITES as ABLATION_SUITES, Cell, Suite, command, read_run, save_profile
 
 MODES: dict[str, dict] = {
     "db3": {"pipeline.mode": "db3"},

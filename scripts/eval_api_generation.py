@@ -30,9 +30,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runnable as a plain script from anywhere
 
-from training.api_templates import read_examples  # noqa: E402
+from training.api_templates import read_examples
 
 ADAPTER_NAME = "api_generation"
 

@@ -16,19 +16,16 @@ import argparse
 import logging
 import os
 import random
-import sys
 import time
 from dataclasses import replace
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from models.attributes import AttributeConfig, LLMAttributePredictor, binary_label, load_attribute_labels  # noqa: E402
-from models.config import load_config  # noqa: E402
-from evaluation.data import load_examples  # noqa: E402
-from models.routing.classifier import DomainClassifier, compare_estimators  # noqa: E402
+from models.attributes import AttributeConfig, LLMAttributePredictor, binary_label, load_attribute_labels
+from models.config import load_config
+from evaluation.data import load_examples
+from models.routing.classifier import DomainClassifier, compare_estimators
 
 
 def timed(function, *args):

@@ -25,13 +25,12 @@ from dataclasses import replace
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runnable as a plain script from anywhere
 
-from evaluation.gate_fit import (FIT_SUITES, GATE_KG_QUESTIONS, compare_gates, cross_validated, fit,  # noqa: E402
+from evaluation.gate_fit import (FIT_SUITES, GATE_KG_QUESTIONS, compare_gates, cross_validated, fit,
                                  labelled_candidates, reliability)
-from evaluation.runner import PREDICTIONS_FILE  # noqa: E402
-from models.config import REPO_ROOT, load_config  # noqa: E402
-from models.verify.gate import CalibratedGate  # noqa: E402
+from evaluation.runner import PREDICTIONS_FILE
+from models.config import REPO_ROOT, load_config
+from models.verify.gate import CalibratedGate
 
 
 def _print_scores(title: str, figures: dict) -> None:

@@ -19,13 +19,12 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from models.paths import resolve_repo_path  # noqa: E402
-from models.public_data import build_database  # noqa: E402
-from models.public_data.sql.guard import ReadOnlySQL  # noqa: E402
-from models.public_data.tables import TABLE_NAMES  # noqa: E402
-from tests.public_data.hostile_sql import hostile_cases, run_statements, secrets, store_state  # noqa: E402
+from models.paths import resolve_repo_path
+from models.public_data import build_database
+from models.public_data.sql.guard import ReadOnlySQL
+from models.public_data.tables import TABLE_NAMES
+from tests.public_data.hostile_sql import hostile_cases, run_statements, secrets, store_state
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

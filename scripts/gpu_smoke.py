@@ -70,18 +70,17 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 # Before torch is imported: any torch.cuda.is_available() on the way to the engine (transformers, peft making
 # the random adapters) asks NVML instead of initialising CUDA, which would break vLLM's forked workers.
 os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
 
-from models.config import REPO_ROOT  # noqa: E402
-from models.deadline import Deadline  # noqa: E402
-from models.llm.checkpoint import resolve_checkpoint  # noqa: E402
-from models.llm.config import LLMConfig  # noqa: E402
-from models.llm.constraints import DecodingConstraint  # noqa: E402
-from models.llm.generator import GenerationRequest  # noqa: E402
-from models.llm.gpus import gpu_name, visible_gpu_count  # noqa: E402
+from models.config import REPO_ROOT
+from models.deadline import Deadline
+from models.llm.checkpoint import resolve_checkpoint
+from models.llm.config import LLMConfig
+from models.llm.constraints import DecodingConstraint
+from models.llm.generator import GenerationRequest
+from models.llm.gpus import gpu_name, visible_gpu_count
 
 QUESTIONS = [
     "What is the capital of Australia?", "Which movie came out earlier, The Matrix or Fight Club?",

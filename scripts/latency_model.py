@@ -40,11 +40,10 @@ from pathlib import Path
 import yaml
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO_ROOT))
 
-from models.config import load_config  # noqa: E402
-from models.deadline import Deadline, batch_deadline_s  # noqa: E402
-from models.latency import BGE_BASE, BGE_RERANKER_V2_M3, EncoderLatency, LLMLatency  # noqa: E402
+from models.config import load_config
+from models.deadline import Deadline, batch_deadline_s
+from models.latency import BGE_BASE, BGE_RERANKER_V2_M3, EncoderLatency, LLMLatency
 
 DEV_QUESTIONS = 2706  # CRAG's public Task 1-2 dev set (Task 3 asks the same questions with 50 pages each)
 BATCH = 16

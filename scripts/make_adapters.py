@@ -11,14 +11,11 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
-from pathlib import Path
 
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runnable as a plain script from anywhere
 
-from models.config import parse_override  # noqa: E402
-from training.make_adapters import Settings, make_adapters  # noqa: E402
+from models.config import parse_override
+from training.make_adapters import Settings, make_adapters
 
 
 def parse_args(argv: list[str] | None = None) -> Settings:

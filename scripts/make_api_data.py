@@ -21,10 +21,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runnable as a plain script from anywhere
-
-from training.api_templates import SPLITS, FixtureKG, cap_per_template, generate, write_examples  # noqa: E402
-from training.template_data import (  # noqa: E402,F401  (kg_pathway, validate: this script's API before the library)
+from training.api_templates import SPLITS, FixtureKG, cap_per_template, generate, write_examples
+from training.template_data import (  # noqa: F401  (kg_pathway, validate: this script's API before the library)
     kg_pathway, read_extra, split_for_pool, validate, write_sft,
 )
 

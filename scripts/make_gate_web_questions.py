@@ -17,10 +17,9 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runnable as a plain script from anywhere
 
-from training.api_templates import FixtureKG  # noqa: E402
-from training.gate_web_questions import DEFAULT_OUT, gate_questions, reported_questions, to_jsonl  # noqa: E402
+from training.api_templates import FixtureKG
+from training.gate_web_questions import DEFAULT_OUT, gate_questions, reported_questions, to_jsonl
 
 REPO = Path(__file__).resolve().parents[1]
 REPORTED = ("data/sample/crag_sample.jsonl", "data/sample/crag_sample_task3.jsonl",

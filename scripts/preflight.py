@@ -40,7 +40,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO_ROOT))
 
 PYPI = "https://pypi.org/simple"
 IMAGE_PYTHON = "3.11"       # Dockerfile: Miniconda3-py311

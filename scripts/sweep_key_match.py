@@ -16,9 +16,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runnable as a plain script from anywhere
 
 
 def pairs(per_template: int, profile: str, seed: int = 0) -> list[tuple[str, str, bool]]:

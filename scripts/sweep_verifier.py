@@ -15,15 +15,14 @@ import dataclasses
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from models.config import load_config  # noqa: E402
-from evaluation.judge import RulesJudge  # noqa: E402
-from evaluation.metrics import ScoreItem, compute_metrics, score_predictions  # noqa: E402
-from evaluation.normalized_judge import NormalizedJudge  # noqa: E402
-from evaluation.runner import PREDICTIONS_FILE, PredictionLog  # noqa: E402
-from models.trim import load_grader_trim  # noqa: E402
-from models.verify.replay import grid, replay  # noqa: E402
+from models.config import load_config
+from evaluation.judge import RulesJudge
+from evaluation.metrics import ScoreItem, compute_metrics, score_predictions
+from evaluation.normalized_judge import NormalizedJudge
+from evaluation.runner import PREDICTIONS_FILE, PredictionLog
+from models.trim import load_grader_trim
+from models.verify.replay import grid, replay
 
 AXES = {
     "support_scope": ("evidence", "chunk", "sentence"),

@@ -13,16 +13,13 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
 from collections import Counter
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runnable as a plain script from anywhere
 
-from models.config import load_config  # noqa: E402
-from models.embedder import Embedder  # noqa: E402
-from models.paths import resolve_repo_path  # noqa: E402
-from models.routing.classifier import (  # noqa: E402
+from models.config import load_config
+from models.embedder import Embedder
+from models.paths import resolve_repo_path
+from models.routing.classifier import (
     ESTIMATORS, DomainClassifier, compare_estimators, load_labelled_queries,
 )
 

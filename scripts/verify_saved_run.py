@@ -14,15 +14,14 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from models.config import load_config  # noqa: E402
-from models.types import Query  # noqa: E402
-from evaluation.data import DEFAULT_DATA_PATH, load_examples  # noqa: E402
-from evaluation.runner import PREDICTIONS_FILE, PredictionLog  # noqa: E402
-from models.verify import Candidate, SupportVerifier  # noqa: E402
-from models.embedder import Embedder  # noqa: E402
-from models.web import WebRetriever  # noqa: E402
+from models.config import load_config
+from models.types import Query
+from evaluation.data import DEFAULT_DATA_PATH, load_examples
+from evaluation.runner import PREDICTIONS_FILE, PredictionLog
+from models.verify import Candidate, SupportVerifier
+from models.embedder import Embedder
+from models.web import WebRetriever
 
 
 def main(argv=None) -> int:
