@@ -23,6 +23,7 @@ from datetime import date
 from typing import Any, Sequence
 
 from models.verify.lexical import MONTHS, normalize, stem
+from models.verify.question_form import DIFFERENCE, SUM, options_of
 
 _STOP = frozenset("the a an of in on at to for by with from and or is are was were be been has have had do does did "
                   "which what who whose whom how many much when where that this it its their his her as than".split())
@@ -188,13 +189,6 @@ def quantities_in(text: str, skip: Sequence[str] = ()) -> list[tuple[float, str]
 
 
 # ---------------------------------------------------------------------------------------------- choice
-def options_of(question: str) -> list[str]:
-    """The two options of an "A or B?" question (the span finder's reading of it)."""
-    from models.verify.span import _options
-
-    return _options(" ".join((question or "").lower().split()))
-
-
 def check_choice(question: str, evidence: Sequence[str], facts: int = 0) -> Computed:
     """The option the evidence makes the answer: by comparing both options' values, or (no comparative) by the
     one option the evidence states the question's relation with."""
@@ -291,22 +285,10 @@ def _stated_relation(question, options, evidence, facts) -> Computed:
 
 
 # ---------------------------------------------------------------------------------------------- sum, difference
-_DIFFERENCE = re.compile(r"\bdifference (?:in (?P<attr1>.+?) )?between (?P<a>.+?) and (?P<b>.+?)(?:'s?)?\s*\??$|"
-                         r"\bhow much (?:more|less|higher|lower|bigger|larger|smaller|greater|taller|longer|heavier) "
-                         r"(?:is |was |were |are )?"
-                         r"(?:the (?P<attr2>.+?) of )?(?P<c>.+?) than (?:that of |the (?:one )?of )?(?P<d>.+?)\s*\??$")
-_SUM = re.compile(r"\b(?:combined|total|sum of the) (?P<attr>.+?) of (?P<a>.+?) and (?P<b>.+?)\s*\??$")
-
-
-def asks_arithmetic(question: str) -> bool:
-    q = " ".join((question or "").lower().split())
-    return bool(_DIFFERENCE.search(q) or _SUM.search(q))
-
-
 def check_arithmetic(question: str, evidence: Sequence[str], facts: int = 0) -> Computed:
     """A sum or difference the question asks for, computed from both values found in the evidence, or nothing."""
     q = " ".join((question or "").lower().split())
-    difference, total = _DIFFERENCE.search(q), _SUM.search(q)
+    difference, total = DIFFERENCE.search(q), SUM.search(q)
     if difference:
         a, b = difference.group("a") or difference.group("c"), difference.group("b") or difference.group("d")
         attribute_text, operation = difference.group("attr1") or difference.group("attr2") or "", "difference"

@@ -34,8 +34,12 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-from models.verify.checkable import asks_arithmetic, check_arithmetic, check_choice, check_count, check_yes_no
+from models.verify.checkable import check_arithmetic, check_choice, check_count, check_yes_no
 from models.verify.lexical import MONTHS, normalize, stem
+from models.verify.question_form import (
+    asks_arithmetic, asks_choice, asks_count, asks_date, asks_name, asks_names, asks_number, asks_place,
+    asks_score, asks_year, asks_yes_no, options_of,
+)
 
 _STOP_CAPS = frozenset("the a an in on at of for and or to by with from it its this that these those there "
                        "he she they his her their we our i yes no".split())
@@ -58,8 +62,6 @@ _NAME = re.compile(r"(?:[A-Z][\w'\u2019.-]*|\d+)(?:\s+(?:(?:of|de|da|del|der|van
                    r"[A-Z][\w'\u2019.-]*)*")
 _QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{2,80})[\"\u201d]")
 _HEADING = re.compile(r"\s[|\u2022\u00bb]\s")
-_PLACE_WORDS = ("country", "countries", "city", "cities", "state", "states", "nation", "capital", "continent",
-                "province", "town", "region")
 
 
 @dataclass(frozen=True)
@@ -104,7 +106,7 @@ def extract(question: str, answer: str, evidence: Sequence[str] = (), facts: int
 def _choice(question, text, q_stems, evidence) -> str:
     said = normalize(text)
     best, where = "", len(said) + 1
-    for option in _options(" ".join(question.lower().split())):
+    for option in options_of(question):
         words = normalize(option)
         at = said.find(words) if words else -1
         if at >= 0 and at < where:
@@ -201,59 +203,6 @@ def _phrase(question, text, q_stems, evidence) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- what each kind asks
-_NUMBER_WORDS = re.compile(r"\bhow (?:many|much|long|old|tall|big|far|high)\b|\bnumber of\b|\bprice\b|\bmarket cap|"
-                           r"\bpercentage\b|\bbudget\b|\brevenue\b|\bsalary\b|\bnet worth\b|\bgross\b|"
-                           r"\bpopulation\b|\bvolume\b|\bratio\b|\bdividend\b|\beps\b|\baverage\b|\btotal\b")
-
-
-def _asks_choice(q):
-    return bool(_options(q))
-
-
-def _asks_yes_no(q):
-    return bool(re.match(r"(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|shall)\b", q))
-
-
-def _asks_score(q):
-    return bool(re.search(r"\bscore\b", q)) and not re.search(r"\bhow many\b", q)
-
-
-def _asks_year(q):
-    return bool(re.search(r"\b(?:what|which) year\b|\byear (?:was|did|were)\b", q))
-
-
-def _asks_date(q):
-    return q.startswith("when") or bool(re.search(r"\b(?:what|which|on what) (?:date|day)\b", q))
-
-
-def _asks_names(q):
-    return bool(re.match(r"(?:name|list) (?:two|three|four|five|some|all|the)\b", q)) or _asks_plural(q)
-
-
-def _asks_count(q):
-    return bool(re.search(r"\bhow many\b", q))
-
-
-def _asks_number(q):
-    return bool(_NUMBER_WORDS.search(q))
-
-
-# "where did msft close yesterday?" asks a price: a trading verb after "where did ..." is no place
-WHERE_TRADED = re.compile(r"where (?:did|does|do|will|was|is)\b.*\b(?:close|closed|end|ended|finish|finished|trade|"
-                          r"traded|open|opened|settle|settled)\b")
-
-
-def _asks_place(q):
-    if WHERE_TRADED.match(q):
-        return False
-    return bool(re.match(r"where\b", q) or re.search(rf"\b(?:which|what) (?:{'|'.join(_PLACE_WORDS)})\b", q))
-
-
-def _asks_name(q):
-    return bool(re.match(r"(?:who|whom|whose)\b|what (?:is|was|are|were) the (?:name|title)s? of\b", q) or
-                re.match(r"(?:which|what) \w+", q) and not re.match(r"what (?:is|was|are|were|does|did|do)\b", q))
-
-
 @dataclass(frozen=True)
 class Kind:
     """One kind of answer: which questions ask for it, and how an answer of it is found and checked.
@@ -279,7 +228,7 @@ class Kind:
 
 
 def _fits_choice(v, question, calls):
-    options = [normalize(o) for o in _options(" ".join(question.lower().split()))]
+    options = [normalize(o) for o in options_of(question)]
     return "" if normalize(v) in options else f"the KG value {v!r} is not one of the question's options"
 
 
@@ -342,36 +291,6 @@ def _compute_count(question, evidence, facts, value):
 
 
 # ---------------------------------------------------------------------------------------------- helpers
-def _options(q: str) -> list[str]:
-    """The two options of an "A or B?" question (lower case), or []. B runs to the question mark; A has as
-    many words as B (at most 5), cut at a comma, "between", "by", "than" or the question's verb."""
-    m = re.search(r"\s+or\s+([^?,]+?)\s*\??$", q)
-    if not m:
-        return []
-    right = m.group(1).strip()
-    before = re.split(r",|\bbetween\b|\bby\b|\bthan\b|\bis\b|\bare\b|\bwas\b", q[: m.start()])[-1].split()
-    n = max(1, min(5, len(right.split())))
-    left = " ".join(before[-n:]).strip()
-    return [left, right] if left and right else []
-
-
-def _asks_plural(q: str) -> bool:
-    """ "which countries ...", "what companies ...", "which european countries ...": a plural noun right
-    after which/what (or after one adjective) asks for a list."""
-    words = q.split()
-    if len(words) < 2 or words[0] not in ("which", "what"):
-        return False
-    for word in words[1:3]:
-        if word in _VERBS:
-            return False
-        if re.fullmatch(r"[a-z]+(?:ies|[^s\W]s)", word):
-            return True
-    return False
-
-
-_VERBS = frozenset("is was are were does did do has have had can could will would should gives makes".split())
-
-
 def _tail(text: str, q_stems: set[str]) -> str:
     """The part after a restated question: "The capital of Australia is Canberra" -> "Canberra" (when the
     words before the last copula are mostly the question's); else the whole text."""
@@ -551,26 +470,26 @@ def _answered_key(calls: Sequence[Mapping]) -> str:
 
 # ------------------------------------------------------------------------------- the kinds, in the order they are asked
 KINDS: tuple[Kind, ...] = (
-    Kind("choice", _asks_choice, _choice, _fits_choice, compute=_compute_choice,
+    Kind("choice", asks_choice, _choice, _fits_choice, compute=_compute_choice,
          cases=("which is older, the eiffel tower or big ben?", "is pixar owned by disney or sony?")),
-    Kind("yes/no", _asks_yes_no, _yes_no, _fits_any, compute=_compute_yes_no,
+    Kind("yes/no", asks_yes_no, _yes_no, _fits_any, compute=_compute_yes_no,
          cases=("did the beatles release abbey road?", "is paris the capital of france?")),
     Kind("sum or difference", asks_arithmetic, _number, _fits_number, _number_alone, compute=_compute_arithmetic,
          cases=("what is the difference between the heights of the eiffel tower and big ben?",
                 "what is the combined market cap of msft and aapl?")),
-    Kind("score", _asks_score, _score, _fits_score, cases=("what was the score of the 2014 world cup final?",)),
-    Kind("year", _asks_year, _year, _fits_date, cases=("in what year was the song bohemian rhapsody released?",)),
+    Kind("score", asks_score, _score, _fits_score, cases=("what was the score of the 2014 world cup final?",)),
+    Kind("year", asks_year, _year, _fits_date, cases=("in what year was the song bohemian rhapsody released?",)),
     # a date's span is found by `extract` itself: a bare year is widened to the full date the evidence gives it
-    Kind("date", _asks_date, _year, _fits_date, cases=("when was the movie inception released?",)),
-    Kind("names", _asks_names, _names, _fits_entity("names"), _alone_names,
+    Kind("date", asks_date, _year, _fits_date, cases=("when was the movie inception released?",)),
+    Kind("names", asks_names, _names, _fits_entity("names"), _alone_names,
          cases=("which countries border switzerland?", "name three films by greta gerwig")),
-    Kind("count", _asks_count, _number, _fits_number, _number_alone, compute=_compute_count,
+    Kind("count", asks_count, _number, _fits_number, _number_alone, compute=_compute_count,
          cases=("how many members are in the band coldplay?", "how many moons does jupiter have?")),
-    Kind("number", _asks_number, _number, _fits_number, _number_alone,
+    Kind("number", asks_number, _number, _fits_number, _number_alone,
          cases=("how much dividend per share did microsoft pay in february 2024?", "what is the price of aapl?")),
-    Kind("place", _asks_place, _place, _fits_entity("place"), _name_alone,
+    Kind("place", asks_place, _place, _fits_entity("place"), _name_alone,
          cases=("where was barack obama born?", "in which country is the eiffel tower?")),
-    Kind("name", _asks_name, _name, _fits_entity("name"), _name_alone, cases=("who directed the movie parasite?",)),
+    Kind("name", asks_name, _name, _fits_entity("name"), _name_alone, cases=("who directed the movie parasite?",)),
     Kind("phrase", lambda q: True, _phrase, _fits_any, _name_alone, cases=("what is the other language of x?",)),
 )
 KIND = {kind.name: kind for kind in KINDS}

@@ -27,7 +27,7 @@ from models.kg.apis.records import key_text
 from models.kg.executor import conditions_of
 from models.kg.language.ast import Call
 from models.kg.language.values import normalize_text
-from models.verify.span import WHERE_TRADED
+from models.verify.question_form import WHERE_TRADED
 
 ALL_KINDS = frozenset({"name", "date", "amount", "price", "place", "number", "text"})
 _ROLES = frozenset({"name", "date", "number", "text"})

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from models.public_data.records import format_money
 from models.public_data.sql.grammar import DECADE, FLAGS, YEAR, sql_string
 from models.public_data.tables import NAME_COLUMNS, TABLE_NAMES, table
-from models.verify.checkable import options_of, quantities_in
+from models.verify.checkable import quantities_in
+from models.verify.question_form import options_of
 from models.verify.lexical import normalize
 
 _LITERAL = r"'(?:[^']|'')*'"
