@@ -5,6 +5,7 @@ from models.config import load_config
 from models.isolation import ItemResults
 from models.llm.generator import Completion
 from models.pipeline import Pipeline
+from models.parts import Parts
 from tests.test_pipeline import FakeKG, FakeRouter, FakeWeb, queries
 
 
@@ -46,7 +47,8 @@ class DirectorWeb(FakeWeb):
 def _pipeline(generator, kg_facts=None, **overrides):
     # no embedder here: the similarity threshold is off so the fakes' answers can pass the rules
     config = load_config("cpu", {"pipeline.task": 2, "verifier.min_similarity": 0.0, **overrides})
-    return Pipeline(config, generator, DirectorWeb(), FakeRouter(), kg=FakeKG(kg_facts or {}))
+    return Pipeline(Parts(config, generator=generator, web=DirectorWeb(), router=FakeRouter(),
+                          kg=FakeKG(kg_facts or {})))
 
 
 def _scores(answer, pathway="web"):

@@ -6,6 +6,7 @@ from models.deadline import Deadline
 from models.llm.generator import GenerationRequest
 from models.kg.pathway import KGEvidence
 from models.pipeline import Pipeline
+from models.parts import Parts
 from models.types import IDK, Chunk, Query, SearchResult
 
 
@@ -83,8 +84,8 @@ def build(task=2, kg_facts=None, web=None, generator=None, public=None, verify=F
     # The flow tests run with the verifier off (the fakes' answers are not in their context); the
     # verification tests below turn it on.
     config = load_config("cpu", {"pipeline.task": task, "verifier.enabled": verify})
-    return Pipeline(config, generator or FakeGenerator(reply), web or FakeWeb(), FakeRouter(),
-                    kg=FakeKG(kg_facts or {}), public_data=public)
+    return Pipeline(Parts(config, generator=generator or FakeGenerator(reply), web=web or FakeWeb(),
+                          router=FakeRouter(), kg=FakeKG(kg_facts or {}), public_data=public))
 
 
 def test_kg_answer_wins_and_idk_falls_back_to_web():
@@ -153,7 +154,8 @@ def shortcut_reply(prompt, adapter):
 def test_public_shortcut_answers_from_public_facts_alone():
     config = load_config("cpu", {"pipeline.task": 1, "pipeline.public_shortcut": True, "verifier.enabled": False})
     web = FakeWeb()
-    pipe = Pipeline(config, FakeGenerator(shortcut_reply), web, FakeRouter(), public_data=ShortcutPublic())
+    pipe = Pipeline(Parts(config, generator=FakeGenerator(shortcut_reply), web=web, router=FakeRouter(),
+                          public_data=ShortcutPublic()))
     answers = pipe.answer(queries("who won the oscar?", "q2"))
     assert [(a.text, a.source) for a in answers] == [("from the public facts", "public"), ("from the web", "web")]
     assert web.seen == [(["q2"], 1)]
@@ -176,7 +178,7 @@ def test_unconfigured_adapter_fails_at_start_up():
     generator.adapters = FakeAdapters({"web_answer"})
     config = load_config("cpu", {"pipeline.answer_adapter": "web_answer", "pipeline.kg_answer_adapter": "nope"})
     with pytest.raises(KeyError, match="nope"):
-        Pipeline(config, generator, FakeWeb(), FakeRouter())
+        Pipeline(Parts(config, generator=generator, web=FakeWeb(), router=FakeRouter()))
 
 
 # ---------------------------------------------------------------- verification and traces
@@ -198,8 +200,8 @@ def paris(prompt, adapter):
 
 def test_a_kg_value_answers_without_an_answer_call_and_is_traced():
     generator = FakeGenerator(paris)
-    pipe = Pipeline(load_config("cpu", NO_EMBEDDER | {"pipeline.task": 2}), generator, FakeWeb(), FakeRouter(),
-                    kg=DirectKG({}))
+    pipe = Pipeline(Parts(load_config("cpu", NO_EMBEDDER | {"pipeline.task": 2}), generator=generator, web=FakeWeb(),
+                          router=FakeRouter(), kg=DirectKG({})))
     first, second = pipe.answer(queries("q1", "q2"))
     assert (first.text, first.source) == ("2010-07-15", "kg-direct")
     assert first.trace["kg"]["program"] == 'get_movie("x")["release_date"]' and first.trace["kg"]["outcome"] == "executed"
@@ -221,7 +223,8 @@ def test_a_supported_web_answer_is_kept():
     web = FakeWeb()
     web.retrieve = lambda qs, task, deadline=None: [[Chunk("The capital of Australia is Canberra.", "https://x.org")]
                                                    for _ in qs]
-    pipe = Pipeline(load_config("cpu", NO_EMBEDDER | {"pipeline.task": 1}), echo, web, FakeRouter())
+    pipe = Pipeline(Parts(load_config("cpu", NO_EMBEDDER | {"pipeline.task": 1}), generator=echo, web=web,
+                          router=FakeRouter()))
     answer = pipe.answer(queries("what is the capital of australia?"))[0]
     assert (answer.text, answer.source) == ("Canberra", "web")
     assert answer.trace["attempts"][0]["verifier"]["accepted"]
@@ -233,8 +236,8 @@ class ExplodingVerifier:
 
 
 def test_a_verifier_that_raises_costs_its_answers_not_the_batch():
-    pipe = Pipeline(load_config("cpu", {"pipeline.task": 1}), FakeGenerator(reply), FakeWeb(), FakeRouter(),
-                    verifier=ExplodingVerifier())
+    pipe = Pipeline(Parts(load_config("cpu", {"pipeline.task": 1}), generator=FakeGenerator(reply), web=FakeWeb(),
+                          router=FakeRouter(), verifier=ExplodingVerifier()))
     answers = pipe.answer(queries("q1", "q2"))
     assert [a.text for a in answers] == [IDK, IDK]
     assert answers[0].trace["why"] == "verifier failed: RuntimeError: boom"
@@ -270,6 +273,7 @@ def test_the_llm_is_built_before_anything_that_may_initialise_cuda(monkeypatch):
     """vLLM must start before a CUDA embedder exists: its forked workers fail in a parent that has initialised
     CUDA (tests/llm/test_vllm_startup.py records every torch.cuda call on the way)."""
     import models.pipeline as pipeline_module
+    from models.embedder import Embedder
 
     built = []
 
@@ -285,7 +289,7 @@ def test_the_llm_is_built_before_anything_that_may_initialise_cuda(monkeypatch):
         raise Stop
 
     monkeypatch.setattr(pipeline_module, "make_generator", make_generator)
-    monkeypatch.setattr(pipeline_module.Embedder, "from_config", staticmethod(embedder_from_config))
+    monkeypatch.setattr(Embedder, "from_config", staticmethod(embedder_from_config))
     with pytest.raises(Stop):
         Pipeline.from_config(load_config("g4dn"))
     assert built == ["llm"]

@@ -10,6 +10,7 @@ from models.isolation import ItemResults
 from models.kg.pathway import KGEvidence
 from models.llm.generator import Completion
 from models.pipeline import Pipeline
+from models.parts import Parts
 from models.reasoning import ReasonedAnswer
 from models.types import IDK, Chunk
 from models.verify import SupportVerifier
@@ -89,7 +90,8 @@ def build(overrides=(), generator=None, kg=None, verifier=None, **stages):
     generator = generator or Scripted()
     if verifier is not None:
         verifier = verifier(config)
-    return Pipeline(config, generator, PageWeb(), FakeRouter(), kg=kg, verifier=verifier, **stages), generator
+    return Pipeline(Parts(config, generator=generator, web=PageWeb(), router=FakeRouter(), kg=kg, verifier=verifier,
+                          **stages)), generator
 
 
 # ---------------------------------------------------------------- off by default
@@ -284,7 +286,7 @@ def test_no_references_means_no_reasoning_call():
 
     config = load_config("cpu", {"pipeline.task": 1, "reasoning.enabled": True})
     generator = Scripted()
-    answer = Pipeline(config, generator, EmptyWeb(), FakeRouter()).answer(queries("q1"))[0]
+    answer = Pipeline(Parts(config, generator=generator, web=EmptyWeb(), router=FakeRouter())).answer(queries("q1"))[0]
     assert answer.text == IDK and generator.calls == [] and answer.trace["why"] == "no context to answer from"
 
 
@@ -296,7 +298,7 @@ def test_the_web_trace_names_the_extractor_of_every_page():
             self.last_stats = RetrievalStats(extract_ms=1500, chunk_ms=20, extractors={"id0": ["trafilatura", "fallback"]})
 
     config = load_config("cpu", {"pipeline.task": 1, **NO_EMBEDDER, "web.main_content.enabled": True})
-    answer = Pipeline(config, Scripted(), StatsWeb(), FakeRouter()).answer(queries("capital of australia?"))[0]
+    answer = Pipeline(Parts(config, generator=Scripted(), web=StatsWeb(), router=FakeRouter())).answer(queries("capital of australia?"))[0]
     assert answer.trace["web"] == {"extractors": ["trafilatura", "fallback"], "sentence_chunks": False,
                                    "extract_s": 1.5, "chunk_s": 0.02}
 
@@ -324,13 +326,14 @@ def test_a_question_neither_reasoning_nor_backup_answered_says_the_deadline_cut_
 @pytest.mark.parametrize("enabled", [False, True])
 def test_from_config_builds_the_attribute_predictor_only_when_enabled(monkeypatch, enabled):
     import models.pipeline as pipeline_module
+    from models.embedder import Embedder
     import models.routing
     import models.trim
     from models.web.retriever import WebRetriever
 
     embedder, built = object(), []
     monkeypatch.setattr(pipeline_module, "make_generator", lambda config, models_dir: Scripted())
-    monkeypatch.setattr(pipeline_module.Embedder, "from_config", staticmethod(lambda config, models_dir: embedder))
+    monkeypatch.setattr(Embedder, "from_config", staticmethod(lambda config, models_dir: embedder))
     monkeypatch.setattr(WebRetriever, "from_config", classmethod(lambda cls, cfg, models_dir, embedder: PageWeb()))
     monkeypatch.setattr(models.routing, "make_router", lambda config, generator, embedder: FakeRouter())
     monkeypatch.setattr(models.trim, "load_grader_trim", lambda path: None)

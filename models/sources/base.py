@@ -15,8 +15,9 @@ earlier sources' evidence (the web, behind the public-data facts), or not at all
 shortcut applies): then its evidence only joins later contexts.
 
 Sources are registered by name (`register_source`); a profile lists the ones it uses, in order
-(`pipeline.sources`); `build_sources` makes them from the assembled parts. Adding a source is one module
-that registers itself; `models/pipeline.py` does not change.
+(`pipeline.sources`); `build_sources` makes them from the pipeline's parts (`models/parts.py`), leaving out a
+source whose declared parts are absent. Adding a source is one module that registers itself (and any new part it
+needs); `models/pipeline.py` does not change.
 """
 from __future__ import annotations
 
@@ -83,32 +84,35 @@ class Source(Protocol):
         """Writes what the source did for `state` into its trace (from `evidence`)."""
 
 
+SourceFactory = Callable[[Any], "Source | None"]  # (the pipeline's `Parts`) -> source; None: not available
+
+
 @dataclass(frozen=True)
-class SourceParts:
-    """What the pipeline has assembled, for the source factories: the resolved profile and the components."""
-
-    config: Any
-    generator: Any = None
-    web: Any = None
-    kg: Any = None
-    public_data: Any = None
+class _Registration:
+    factory: SourceFactory
+    needs: tuple[str, ...]
 
 
-SourceFactory = Callable[[SourceParts], "Source | None"]  # None: not available with these parts
-_REGISTRY: dict[str, SourceFactory] = {}
+_REGISTRY: dict[str, _Registration] = {}
 
 
-def register_source(name: str, factory: SourceFactory) -> None:
-    """Makes `name` usable in `pipeline.sources`; a later registration of the same name replaces it."""
-    _REGISTRY[name] = factory
+def register_source(name: str, factory: SourceFactory, needs: Sequence[str] = ()) -> None:
+    """Makes `name` usable in `pipeline.sources`; a later registration of the same name replaces it.
+
+    Args:
+        factory: builds the source from the pipeline's parts (`models/parts.py`); None = not available.
+        needs: the parts the source cannot run without ("kg"): when one is absent (no KG in Task 1) the source
+            is left out without calling the factory.
+    """
+    _REGISTRY[name] = _Registration(factory, tuple(needs))
 
 
 def registered_sources() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def build_sources(names: Sequence[str], parts: SourceParts) -> list[Source]:
-    """The profile's sources, in order, leaving out those whose component was not built (no KG in Task 1).
+def build_sources(names: Sequence[str], parts) -> list[Source]:
+    """The profile's sources, in order, leaving out those whose parts are absent or whose factory declines.
 
     Raises:
         ValueError: a name nobody registered.
@@ -116,4 +120,11 @@ def build_sources(names: Sequence[str], parts: SourceParts) -> list[Source]:
     unknown = [name for name in names if name not in _REGISTRY]
     if unknown:
         raise ValueError(f"pipeline.sources: unknown source(s) {unknown}; registered: {registered_sources()}")
-    return [source for source in (_REGISTRY[name](parts) for name in names) if source is not None]
+    sources = []
+    for name in names:
+        registration = _REGISTRY[name]
+        if all(parts.has(part) for part in registration.needs):
+            source = registration.factory(parts)
+            if source is not None:
+                sources.append(source)
+    return sources

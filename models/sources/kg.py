@@ -3,7 +3,7 @@ language runs it, and an executed program's single value, short list or count an
 from __future__ import annotations
 
 from models.evidence import Evidence, fact_chunks
-from models.sources.base import AnswerPlan, Descriptor, SourceParts, register_source
+from models.sources.base import AnswerPlan, Descriptor, register_source
 
 DESCRIPTOR = Descriptor(
     name="kg", stage="kg", native_stage="kg api",
@@ -49,12 +49,10 @@ class KGSource:
         state.trace["kg"] = dict(evidence.provenance)
 
 
-def _build(parts: SourceParts) -> KGSource | None:
-    if parts.kg is None:
-        return None
+def _build(parts) -> KGSource:
     p, v = parts.config.pipeline, parts.config.verifier
-    return KGSource(parts.kg, AnswerPlan("kg", p.kg_answer_prompt, p.kg_answer_adapter), direct=v.kg_direct,
+    return KGSource(parts.get("kg"), AnswerPlan("kg", p.kg_answer_prompt, p.kg_answer_adapter), direct=v.kg_direct,
                     max_direct_items=v.kg_direct_max_items)
 
 
-register_source("kg", _build)
+register_source("kg", _build, needs=("kg",))

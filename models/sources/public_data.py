@@ -4,7 +4,7 @@ shortcut (`pipeline.public_shortcut`) answers Oscar/Grammy/finance questions fro
 from __future__ import annotations
 
 from models.evidence import Evidence, fact_chunks
-from models.sources.base import AnswerPlan, Descriptor, SourceParts, register_source
+from models.sources.base import AnswerPlan, Descriptor, register_source
 
 DESCRIPTOR = Descriptor(
     name="public_data", stage="public data", native_stage="public entity",
@@ -44,12 +44,10 @@ class PublicDataSource:
         state.trace["public_facts"] = list(evidence.texts)
 
 
-def _build(parts: SourceParts) -> PublicDataSource | None:
-    if parts.public_data is None:
-        return None
+def _build(parts) -> PublicDataSource:
     p = parts.config.pipeline
     shortcut = AnswerPlan("public", p.answer_prompt, None) if p.public_shortcut else None
-    return PublicDataSource(parts.public_data, p.use_public_data, shortcut)
+    return PublicDataSource(parts.get("public_data"), p.use_public_data, shortcut)
 
 
-register_source("public_data", _build)
+register_source("public_data", _build, needs=("public_data",))

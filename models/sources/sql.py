@@ -16,7 +16,7 @@ from models.public_data.sql.guard import ReadOnlySQL
 from models.public_data.sql.schema import describe
 from models.public_data.sql.writer import SQLWriter, load_examples
 from models.public_data.tables import TABLE_NAMES
-from models.sources.base import AnswerPlan, Descriptor, SourceParts, register_source
+from models.sources.base import AnswerPlan, Descriptor, register_source
 
 log = logging.getLogger(__name__)
 
@@ -96,10 +96,10 @@ def _plain(value):
     return value if isinstance(value, (int, float, str)) or value is None else repr(value)[:40]
 
 
-def _build(parts: SourceParts) -> SQLSource | None:
+def _build(parts) -> SQLSource | None:
     cfg = parts.config.public_data.sql
-    public = parts.public_data
-    if not cfg.enabled or public is None or getattr(public, "store", None) is None:
+    public = parts.get("public_data")
+    if not cfg.enabled or getattr(public, "store", None) is None:
         return None
     path = public.store.path
     try:
@@ -113,4 +113,4 @@ def _build(parts: SourceParts) -> SQLSource | None:
     return SQLSource(writer, guard, parts.config.pipeline.use_public_data, cfg.max_direct_rows, cfg.dynamic_columns)
 
 
-register_source("sql", _build)
+register_source("sql", _build, needs=("public_data",))

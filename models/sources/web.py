@@ -6,7 +6,7 @@ import time
 
 from models.deadline import stage_deadline
 from models.evidence import Evidence
-from models.sources.base import AnswerPlan, Descriptor, SourceParts, register_source
+from models.sources.base import AnswerPlan, Descriptor, register_source
 
 DESCRIPTOR = Descriptor(
     name="web", stage="web",
@@ -59,11 +59,11 @@ class WebSource:
                               "chunk_s": round(stats.chunk_ms / 1000, 3)}
 
 
-def _build(parts: SourceParts) -> WebSource:
+def _build(parts) -> WebSource:
     p, w = parts.config.pipeline, parts.config.web
-    trace_pages = (w.main_content.enabled or w.sentence_chunks.enabled) and hasattr(parts.web, "last_stats")
-    return WebSource(parts.web, AnswerPlan("web", p.answer_prompt, p.answer_adapter, context_from=("public_data",)),
+    trace_pages = (w.main_content.enabled or w.sentence_chunks.enabled) and hasattr(parts.get("web"), "last_stats")
+    return WebSource(parts.get("web"), AnswerPlan("web", p.answer_prompt, p.answer_adapter, context_from=("public_data",)),
                      p.stage_budgets, trace_pages, w.sentence_chunks)
 
 
-register_source("web", _build)
+register_source("web", _build, needs=("web",))

@@ -14,6 +14,7 @@ from models.crag_model import CragModel
 from models.kg.pathway import KGPathway
 from models.llm.vllm_backend import VLLMGenerator
 from models.pipeline import Pipeline
+from models.parts import Parts
 from models.types import DOMAINS
 from tests.fake_weights import fake_models_dir
 from tests.vllm_stand_in import StandInLLM, stand_in_vllm
@@ -38,8 +39,8 @@ def g4dn_model(tmp_path, monkeypatch, model_folder, tokenizer, cpu_embedder):
         llm = config.llm.__class__(**{**config.llm.__dict__, **overrides})
         generator = VLLMGenerator(llm, config.models_dir, vllm=stand_in_vllm(), gpu_count=lambda: 4)
         kg = KGPathway(config.kg, client=_Unused(), embedder=cpu_embedder)
-        pipeline = Pipeline(config.__class__(**{**config.__dict__, "llm": llm}), generator, _Unused(), _Unused(),
-                            kg=kg)
+        pipeline = Pipeline(Parts(config.__class__(**{**config.__dict__, "llm": llm}), generator=generator,
+                                  web=_Unused(), router=_Unused(), kg=kg))
         return CragModel(pipeline.config, pipeline=pipeline)
 
     return build

@@ -7,6 +7,7 @@ import pytest
 from models.config import load_config
 from models.omni.selection import SourceChoice
 from models.pipeline import Pipeline
+from models.parts import Parts
 from models.types import IDK
 from tests.test_pipeline import FakeGenerator, FakeKG, FakePublic, FakeRouter, FakeWeb, queries, reply
 
@@ -42,9 +43,9 @@ def omni(plan=None, task=2, web=None, generator=None, kg=None, verify=False, fai
     config = load_config("cpu", {"pipeline.task": task, "verifier.enabled": verify, "pipeline.mode": "omni",
                                  "pipeline.sources": ["public_data", "kg", "web"]})
     selector = ScriptedSelector(plan or {}, fail)
-    pipe = Pipeline(config, generator or FakeGenerator(reply), web or FakeWeb(), FakeRouter(),
-                    kg=kg or DirectKG({"both sources": ["kg fact about both"]}), public_data=public,
-                    source_selector=selector)
+    pipe = Pipeline(Parts(config, generator=generator or FakeGenerator(reply), web=web or FakeWeb(),
+                          router=FakeRouter(), kg=kg or DirectKG({"both sources": ["kg fact about both"]}),
+                          public_data=public, source_selector=selector))
     return pipe, selector
 
 
@@ -98,9 +99,11 @@ def test_no_evidence_anywhere_is_idk_without_an_answer_call():
 
 def test_the_mode_is_checked_and_omni_needs_a_selector():
     with pytest.raises(ValueError, match="unknown pipeline.mode 'mixed'"):
-        Pipeline(load_config("cpu", {"pipeline.mode": "mixed"}), FakeGenerator(reply), FakeWeb(), FakeRouter())
+        Pipeline(Parts(load_config("cpu", {"pipeline.mode": "mixed"}), generator=FakeGenerator(reply), web=FakeWeb(),
+                       router=FakeRouter()))
     with pytest.raises(ValueError, match="needs a source selector"):
-        Pipeline(load_config("cpu", {"pipeline.mode": "omni"}), FakeGenerator(reply), FakeWeb(), FakeRouter())
+        Pipeline(Parts(load_config("cpu", {"pipeline.mode": "omni"}), generator=FakeGenerator(reply), web=FakeWeb(),
+                       router=FakeRouter()))
 
 
 def test_both_profiles_say_their_mode():

@@ -135,6 +135,7 @@ def test_default_profile_builds_the_fixture_store_on_first_use(tmp_path):
 
 def test_pipeline_puts_public_facts_before_the_web_context(public):
     from models.config import load_config
+    from models.parts import Parts
     from models.pipeline import Pipeline
     from models.types import Chunk
 
@@ -161,7 +162,7 @@ def test_pipeline_puts_public_facts_before_the_web_context(public):
     generator = Generator("")
     # no embedder here, so the verifier checks lexical support only (the answer is in the public fact)
     config = load_config("cpu", {"pipeline.task": 1, "verifier.min_similarity": 0.0})
-    pipeline = Pipeline(config, generator, Web(), Router(), public_data=public)
+    pipeline = Pipeline(Parts(config, generator=generator, web=Web(), router=Router(), public_data=public))
     [answer] = pipeline.answer([query("who won the oscar for best actor in 2012?")])
     prompt = generator.requests[-1].messages[-1]["content"]
     assert "The winner is Jean Dujardin" in prompt

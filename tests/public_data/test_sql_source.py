@@ -11,6 +11,7 @@ from models.config import load_config
 from models.llm.prompts import PromptLibrary
 from models.paths import resolve_repo_path
 from models.pipeline import Pipeline
+from models.parts import Parts
 from models.public_data import PublicData
 from models.public_data.sql.checks import as_option, direct_value, options, problems, read_statement, repair
 from models.public_data.sql.config import SQLConfig
@@ -234,7 +235,8 @@ def test_the_source_answers_checked_values_and_refuses_the_rest(store_path, embe
     config = load_config("cpu", {"pipeline.task": 1, "pipeline.sources": ["public_data", "sql", "web"],
                                  "public_data.database": str(store_path), "public_data.build_from": ""})
     public = PublicData.from_config(config.public_data, embedder=embedder)
-    pipeline = Pipeline(config, FakeGenerator(statement_for), FakeWeb(), FakeRouter(), public_data=public)
+    pipeline = Pipeline(Parts(config, generator=FakeGenerator(statement_for), web=FakeWeb(), router=FakeRouter(),
+                              public_data=public))
     assert isinstance(next(s for s in pipeline.sources if s.descriptor.name == "sql"), SQLSource)
     answers = pipeline.answer(queries("how many films did david fincher direct", "how many oscars did titanic win",
                                       "how many oscars did inception win", "who directed inception"))

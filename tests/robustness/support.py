@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from models.config import load_config
 from models.crag_model import CragModel
 from models.pipeline import Pipeline
+from models.parts import Parts
 from models.web import WebRetriever
 
 PER_QUESTION_S = 5.0  # fast cases: tight enough that each defect of the sweep overran it
@@ -70,7 +71,7 @@ def make_model(embedder, *, generator=None, kg=None, task: int = 1, per_question
                                  "pipeline.deadline_margin_s": MARGIN_S, "pipeline.use_public_data": [],
                                  **overrides})
     web = web or WebRetriever.from_config(config.web, config.models_dir, embedder=embedder)
-    pipeline = Pipeline(config, generator or ContextEcho(), web, OpenRouter(), kg=kg)
+    pipeline = Pipeline(Parts(config, generator=generator or ContextEcho(), web=web, router=OpenRouter(), kg=kg))
     return CragModel(config, pipeline=pipeline)
 
 

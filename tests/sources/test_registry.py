@@ -4,9 +4,10 @@ import pytest
 
 from models.config import load_config
 from models.evidence import Evidence
+from models.parts import Parts
 from models.pipeline import Pipeline
 from models.sources import AnswerPlan, Descriptor, build_sources, register_source, registered_sources
-from models.sources.base import SourceParts, _REGISTRY
+from models.sources.base import _REGISTRY
 from models.types import Chunk
 from tests.test_pipeline import FakeGenerator, FakeRouter, FakeWeb, queries, reply
 
@@ -54,7 +55,7 @@ def test_a_registered_source_is_used_without_touching_the_pipeline(almanac):
     config = load_config("cpu", {"pipeline.task": 1, "verifier.enabled": False,
                                  "pipeline.sources": ["almanac", "web"]})
     web = FakeWeb()
-    answers = Pipeline(config, FakeGenerator(almanac_reply), web, FakeRouter()).answer(
+    answers = Pipeline(Parts(config, generator=FakeGenerator(almanac_reply), web=web, router=FakeRouter())).answer(
         queries("what is the capital of australia", "what is the capital of peru"))
     assert almanac.asked == ["what is the capital of australia", "what is the capital of peru"]
     assert [(a.text, a.source) for a in answers] == [("Canberra", "almanac"), ("from the web", "web")]
@@ -68,10 +69,10 @@ def test_the_profile_order_is_db3s_and_unknown_names_fail_at_start_up():
     assert config.pipeline.sources == ("public_data", "kg", "sql", "web")
     assert {"public_data", "kg", "sql", "web"} <= set(registered_sources())
     # a public-data component without a store (here: a stand-in) leaves the SQL source out
-    parts = SourceParts(config, web=FakeWeb(), kg=object(), public_data=object())
+    parts = Parts(config, web=FakeWeb(), kg=object(), public_data=object())
     assert [s.descriptor.name for s in build_sources(config.pipeline.sources, parts)] == ["public_data", "kg", "web"]
     # a component not built (no KG in Task 1) leaves its source out
-    assert [s.descriptor.name for s in build_sources(config.pipeline.sources, SourceParts(config, web=FakeWeb()))] \
+    assert [s.descriptor.name for s in build_sources(config.pipeline.sources, Parts(config, web=FakeWeb()))] \
         == ["web"]
     with pytest.raises(ValueError, match="unknown source.*'atlas'.*registered"):
         build_sources(["atlas", "web"], parts)
@@ -79,8 +80,8 @@ def test_the_profile_order_is_db3s_and_unknown_names_fail_at_start_up():
 
 def test_every_built_in_source_describes_what_it_knows():
     config = load_config("cpu")
-    for source in build_sources(config.pipeline.sources, SourceParts(config, web=FakeWeb(), kg=object(),
-                                                                     public_data=object())):
+    for source in build_sources(config.pipeline.sources, Parts(config, web=FakeWeb(), kg=object(),
+                                                               public_data=object())):
         d = source.descriptor
         assert d.name and d.stage and len(d.knows.split()) >= 8, d
 
