@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from evaluation.normalize import (Date, Number, clean, contains_phrase, find_dates, find_numbers, normalize_text,
+from evaluation.normalize import (Date, Number, clean, contains_phrase, find_dates, find_numbers, answer_key,
                                    numbers_text, parse_date, remove_dates, same_number, same_word, split_list,
                                    words)
 
@@ -76,10 +76,10 @@ UNDECIDED = Match(None, "undecided")
 
 def match_answer(query: str, gold: str, prediction: str) -> Match:
     """The verdict for one (question, gold answer, prediction); see the module docstring."""
-    gold = LANGUAGE_CODES.get(normalize_text(gold), gold)  # the movie KG's original_language is a code
+    gold = LANGUAGE_CODES.get(answer_key(gold), gold)  # the movie KG's original_language is a code
     if not words(prediction):
         return Match(0, "empty prediction")
-    if normalize_text(prediction) == normalize_text(gold):
+    if answer_key(prediction) == answer_key(gold):
         return Match(1, "same answer after normalisation")
     hedge = HEDGES.search(clean(prediction))
     if hedge:
@@ -323,24 +323,24 @@ def _options(query: str) -> list[str]:
         return []
     if len(pieces) == 1:  # "is pixar owned by warner bros or walt disney?": as long as the second
         parts[0] = " ".join(words(parts[0])[-len(words(parts[1])):])
-    return [normalize_text(p) for p in parts]
+    return [answer_key(p) for p in parts]
 
 
 def _comparison(query: str, gold: str, prediction: str) -> Match | None:
     options = _options(query)
-    if normalize_text(gold) not in options:
+    if answer_key(gold) not in options:
         return None
-    other = options[1 - options.index(normalize_text(gold))]
+    other = options[1 - options.index(answer_key(gold))]
     has_gold, has_other = contains_phrase(prediction, gold), contains_phrase(prediction, other)
     text = " ".join(words(prediction))
-    if has_gold and has_other and _ruled_out(other, text) and not _ruled_out(normalize_text(gold), text):
+    if has_gold and has_other and _ruled_out(other, text) and not _ruled_out(answer_key(gold), text):
         return Match(1, f"the gold option, ruling out {other!r}")
     if NEGATION.search(clean(prediction)):
         return Match(None, "a negation in a comparison answer")
     if has_gold and has_other:
         head, _, _ = text.partition(" than ")
-        if " than " in f" {text} " and (normalize_text(gold) in head) != (other in head):
-            winner_is_gold = normalize_text(gold) in head
+        if " than " in f" {text} " and (answer_key(gold) in head) != (other in head):
+            winner_is_gold = answer_key(gold) in head
             return Match(int(winner_is_gold), "the option before 'than' is " + ("the gold" if winner_is_gold
                                                                                  else f"{other!r}"))
         return Match(None, "names both options")
@@ -376,7 +376,7 @@ def _entity(query: str, gold: str, prediction: str) -> Match | None:
 def _partial_name(query: str, gold: str, prediction: str) -> Match | None:
     """A short prediction sharing some words with a short gold name: its last words ("Dujardin", "Da Vinci",
     "W. Shakespeare") are the gold; another name that only shares a first word ("Jean Reno") is not."""
-    gold_tokens, said = normalize_text(gold).split(), normalize_text(prediction).split()
+    gold_tokens, said = answer_key(gold).split(), answer_key(prediction).split()
     if len(said) > MAX_ENTITY_WORDS or NEGATION.search(clean(prediction)):
         return None
     initials = [t for t in said[:-1] if len(t) == 1]
@@ -436,7 +436,7 @@ def _containing(query: str, gold: str, prediction: str, text: str) -> Match:
 
 def _after_gold(gold: str, text: str) -> str | None:
     """What follows the gold when the answer opens with it ("the" aside), else None."""
-    found = re.match(r"(?:the\s+)?" + r"[\W_]+".join(map(re.escape, normalize_text(gold).split())) + r"\b(.*)$", text)
+    found = re.match(r"(?:the\s+)?" + r"[\W_]+".join(map(re.escape, answer_key(gold).split())) + r"\b(.*)$", text)
     return None if found is None else found.group(1)
 
 

@@ -1,6 +1,6 @@
 """Text, number and date normalisation for the normalized judge (pure functions, no judging here).
 
-- `normalize_text`: lowercase, no diacritics, straight quotes, hyphens and punctuation as spaces, leading
+- `answer_key`: lowercase, no diacritics, straight quotes, hyphens and punctuation as spaces, leading
   articles and personal titles dropped: "The Beatles" -> "beatles", "Bong Joon-ho" -> "bong joon ho".
 - `parse_number`: one number as written in an answer: "1,234", "$0.75", "12%", "about 3.5 million",
   "twenty-four"; with the number of decimals it was written with (its precision).
@@ -12,13 +12,11 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 
-MONTHS = {name: number for number, names in enumerate((
-    ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
-    ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
-    ("november", "nov"), ("december", "dec")), start=1) for name in names}
+from models.date_words import MONTH_NUMBERS
+from models.text import answer_key, clean, words
+
 SMALL_NUMBERS = {word: value for value, word in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen twenty".split())}
@@ -26,12 +24,7 @@ TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seve
         "ninety": 90}
 SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9, "b": 1e9,
           "trillion": 1e12, "tn": 1e12, "t": 1e12}
-PLAIN_PUNCTUATION = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "−": "-"})
-ARTICLES = frozenset({"the", "a", "an"})
-TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "sir", "dame", "prof", "professor"})
-SUFFIXES = frozenset({"jr", "sr", "inc", "corp", "corporation", "ltd", "plc", "llc", "co"})
-
-_MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
+_MONTH = "|".join(sorted(MONTH_NUMBERS, key=len, reverse=True))
 _ISO_DATE = re.compile(r"\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\b")
 _US_SLASH_DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
 _MONTH_DAY_YEAR = re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b")
@@ -69,40 +62,14 @@ class Date:
     day: int | None = None
 
 
-def strip_accents(text: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-
-
-def clean(text: str) -> str:
-    """Lowercase, no diacritics, typographic quotes and dashes made plain, spaces collapsed."""
-    text = strip_accents(text or "").lower()
-    return " ".join(text.translate(PLAIN_PUNCTUATION).split())
-
-
-def words(text: str) -> list[str]:
-    """The words and numbers of a text (apostrophes, hyphens and punctuation split words; "'s" dropped)."""
-    text = re.sub(r"'s\b", "", clean(text))
-    return re.findall(r"[a-z0-9]+(?:\.\d+)?", text)
-
-
 def same_word(a: str, b: str) -> bool:
     """The same word, or one a prefix of the other with both 4+ letters ("flows" / "flow", "yields" / "yield")."""
     return a == b or min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a))
 
 
-def normalize_text(text: str) -> str:
-    """Words joined by single spaces without leading articles and personal titles."""
-    tokens = words(text)
-    while tokens and (tokens[0] in ARTICLES or tokens[0] in TITLES):
-        tokens = tokens[1:]
-    while tokens and tokens[-1] in SUFFIXES:
-        tokens = tokens[:-1]
-    return " ".join(tokens) or " ".join(words(text))
-
-
 def contains_phrase(text: str, phrase: str) -> bool:
     """True when the normalised phrase occurs in the normalised text as whole words."""
-    needle = normalize_text(phrase)
+    needle = answer_key(phrase)
     return bool(needle) and f" {needle} " in f" {' '.join(words(text))} "
 
 
@@ -197,9 +164,9 @@ def find_dates(text: str) -> list[Date]:
 
     take(_ISO_DATE, lambda m: _date(m.group(1), int(m.group(2)), m.group(3)))
     take(_US_SLASH_DATE, lambda m: _date(m.group(3), int(m.group(1)), m.group(2)))
-    take(_MONTH_DAY_YEAR, lambda m: _date(m.group(3), MONTHS[m.group(1)], m.group(2)))
-    take(_DAY_MONTH_YEAR, lambda m: _date(m.group(3), MONTHS[m.group(2)], m.group(1)))
-    take(_MONTH_YEAR, lambda m: _date(m.group(2), MONTHS[m.group(1)]))
+    take(_MONTH_DAY_YEAR, lambda m: _date(m.group(3), MONTH_NUMBERS[m.group(1)], m.group(2)))
+    take(_DAY_MONTH_YEAR, lambda m: _date(m.group(3), MONTH_NUMBERS[m.group(2)], m.group(1)))
+    take(_MONTH_YEAR, lambda m: _date(m.group(2), MONTH_NUMBERS[m.group(1)]))
     take(_YEAR, lambda m: _date(m.group(1)))
     in_order = sorted(zip(spans, found), key=lambda pair: pair[0])
     return [date for _, date in in_order if date is not None]

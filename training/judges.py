@@ -29,6 +29,7 @@ from evaluation.judge import RulesJudge
 from evaluation.metrics import CORRECT, ScoreItem, score_predictions
 from models.llm.generator import GenerationRequest
 from models.llm.prompts import PromptLibrary
+from models.text import judge_words
 
 log = logging.getLogger(__name__)
 
@@ -64,17 +65,10 @@ class ContextCheck(Protocol):
 
 
 # ---------------------------------------------------------------------------------------------- rules
-def normalise(text: str) -> str:
-    """Lowercase words and numbers separated by single spaces (a decimal point inside a number is kept)."""
-    text = re.sub(r"[^a-z0-9.]+", " ", (text or "").lower())
-    text = re.sub(r"(?<!\d)\.|\.(?!\d)", " ", text)
-    return " ".join(text.split())
-
-
 def mentions(text: str, phrases: Sequence[str]) -> bool:
     """True when some normalised phrase occurs in the normalised text as whole words."""
-    haystack = f" {normalise(text)} "
-    return any((needle := normalise(p)) and f" {needle} " in haystack for p in phrases)
+    haystack = f" {judge_words(text)} "
+    return any((needle := judge_words(p)) and f" {needle} " in haystack for p in phrases)
 
 
 def v3_rule_verdicts(items: Sequence[CheckItem]) -> list[bool | None]:

@@ -25,6 +25,7 @@ import numpy as np
 
 from models.answering.verify_step import TRACED_CHARS  # items traced whole, as attempts' chunks are
 from models.omni.config import EvidenceSelectionConfig
+from models.text import value_phrase as normalized
 from models.types import Chunk
 
 log = logging.getLogger(__name__)
@@ -54,10 +55,6 @@ class Consolidated:
     exact: tuple[Exact, ...] = ()
     chosen: Exact | None = None
     trace: Mapping = field(default_factory=dict)
-
-
-def normalized(text: str) -> str:
-    return " ".join(re.sub(r"[^\w.,%$-]+", " ", (text or "").lower()).split())
 
 
 def states_value(text: str, value: str) -> bool:

@@ -3,7 +3,7 @@ from models.public_data.database import build_database, ensure_database
 from models.public_data.importers import PublicDataError
 from models.public_data.linker import EntityLinker, Link
 from models.public_data.pathway import PublicData, parse_entities
-from models.public_data.records import Record, normalize_name, serialize
+from models.public_data.records import Record, serialize
 from models.public_data.store import PublicStore
 
 __all__ = [
@@ -15,7 +15,6 @@ __all__ = [
     "Record",
     "build_database",
     "ensure_database",
-    "normalize_name",
     "parse_entities",
     "serialize",
 ]

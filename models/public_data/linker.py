@@ -21,7 +21,7 @@ from difflib import SequenceMatcher
 
 import numpy as np
 
-from models.public_data.records import normalize_name
+from models.text import name_key
 from models.public_data.store import PublicStore
 
 _WHOLE = 0.8  # a substring hit covering this share of the longer name is taken as the entity
@@ -50,7 +50,7 @@ class EntityLinker:
 
     def link(self, name: str, domain: str) -> list[Link]:
         """The entities `name` refers to in `domain`, best first; [] when nothing is close enough."""
-        norm = normalize_name(name)
+        norm = name_key(name)
         if not norm:
             return []
         exact = self.store.exact(domain, norm)

@@ -24,7 +24,7 @@ from models.llm.prompts import PromptLibrary
 from models.public_data.database import ensure_database
 from models.public_data.config import PublicDataConfig
 from models.public_data.linker import EntityLinker
-from models.public_data.records import normalize_name
+from models.text import name_key
 from models.public_data.store import PublicStore
 from models.public_data.triggers import (
     asks_about_nominations, award_lookup, is_shortcut_question, matching_categories, public_domain,
@@ -48,7 +48,7 @@ def parse_entities(text: str, limit: int = 4) -> list[str]:
     names = []
     for part in line.split("&&"):
         name = part.strip().strip("\"'`.,;:[]()").strip()
-        if normalize_name(name) not in _NO_ENTITY and name not in names:
+        if name_key(name) not in _NO_ENTITY and name not in names:
             names.append(name)
     return names[:limit]
 

@@ -11,8 +11,6 @@ has no sentence.
 """
 from __future__ import annotations
 
-import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -65,15 +63,6 @@ def serialize(attributes: Iterable[tuple[str, object]]) -> str:
 def join_names(items: Sequence[str]) -> str:
     """'A', 'A and B', 'A, B and C'."""
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
-
-
-def normalize_name(text: str) -> str:
-    """The form names are compared in: accents dropped, lower case, '&' as 'and', apostrophes removed,
-    every other non-alphanumeric run a single space. "The King's Speech" -> "the kings speech"."""
-    text = unicodedata.normalize("NFKD", text or "")
-    text = "".join(c for c in text if not unicodedata.combining(c)).lower().replace("&", " and ")
-    text = re.sub(r"['\u2019`]", "", text)
-    return re.sub(r"[^0-9a-z]+", " ", text).strip()
 
 
 def format_money(value: float) -> str:

@@ -25,7 +25,8 @@ import sqlite3
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from models.public_data.records import Record, normalize_name
+from models.public_data.records import Record
+from models.text import name_key
 from models.public_data.tables import create_tables, insert_rows
 
 # Bump when the tables or the serialisation of records change: stores built earlier are then rebuilt
@@ -65,7 +66,7 @@ def write_database(records: Iterable[Record], out: str | os.PathLike, meta: dict
             by_source[record.source] = by_source.get(record.source, 0) + 1
             insert_rows(db, record.rows)
             for name in record.names:
-                norm = normalize_name(name)
+                norm = name_key(name)
                 if not norm:
                     continue
                 key = (record.domain, norm)

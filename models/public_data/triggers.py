@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from models.public_data.records import normalize_name
+from models.text import name_key
 
 _OSCAR = re.compile(r"\b(oscars?|academy awards?)\b")
 _GRAMMY = re.compile(r"\bgrammys?\b")
@@ -50,7 +50,7 @@ class AwardLookup:
 
 def award_lookup(text: str) -> AwardLookup | None:
     """The ceremony an Oscar/Grammy question asks about, if it names the award and a year or ordinal."""
-    norm = normalize_name(text)
+    norm = name_key(text)
     source = "oscar" if _OSCAR.search(norm) else "grammy" if _GRAMMY.search(norm) else None
     if source is None:
         return None
@@ -65,16 +65,16 @@ def award_lookup(text: str) -> AwardLookup | None:
 
 def asks_about_nominations(text: str) -> bool:
     """"who was nominated for ..." needs the losing nominees too; "who won ..." does not."""
-    return bool(_NOMINATION.search(normalize_name(text)))
+    return bool(_NOMINATION.search(name_key(text)))
 
 
 def matching_categories(text: str, categories: set[str]) -> set[str]:
     """The categories of `categories` a question names, directly ("best new artist") or by alias."""
-    norm = f" {normalize_name(text)} "
+    norm = f" {name_key(text)} "
     wanted = {target for alias, target in OSCAR_CATEGORY_ALIASES.items() if f" {alias} " in norm}
     found = set()
     for category in categories:
-        plain = normalize_name(category)
+        plain = name_key(category)
         core = plain[5:] if plain.startswith("best ") else plain
         if f" {core} " in norm or any(target in plain for target in wanted):
             found.add(category)
@@ -83,7 +83,7 @@ def matching_categories(text: str, categories: set[str]) -> set[str]:
 
 def public_domain(text: str, domain: str) -> str | None:
     """The store domain a question reads (movie | music | finance), or None when it has no public data."""
-    norm = normalize_name(text)
+    norm = name_key(text)
     if _OSCAR.search(norm) or domain == "movie":
         return "movie"
     if _GRAMMY.search(norm) or (domain == "music" and _MUSIC_AWARD.search(norm)):

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Sequence
 
-from models.verify.lexical import MONTHS, normalize, stem
+from models.date_words import MONTH_START, month_number
+from models.verify.lexical import normalize, stem
 from models.verify.question_form import DIFFERENCE, SUM, options_of
 
 _STOP = frozenset("the a an of in on at to for by with from and or is are was were be been has have had do does did "
@@ -46,11 +47,10 @@ _NEGATION = re.compile(r"\b(?:not|never|no|none|neither|nor|didn't|doesn't|isn't
                        r"haven't|hadn't|won't|cannot|can't|without)\b", re.IGNORECASE)
 _OWNERSHIP = frozenset("owned owns own owner owners subsidiary parent acquired acquisition bought division "
                        "part".split())
-_MONTHS = tuple(month[:3] for month in MONTHS)
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_MDY = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+"
+_MDY = re.compile(rf"\b{MONTH_START}[a-z]*\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+"
                   r"(\d{4})\b", re.IGNORECASE)
-_DMY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
+_DMY = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH_START}[a-z]*"
                   r"\.?,?\s+(\d{4})\b", re.IGNORECASE)
 _YEAR = re.compile(r"(?<![\d.,$])\b(1[5-9]\d\d|20\d\d)\b(?![\d.,%])")
 _SCALE = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "b": 1e9, "bn": 1e9,
@@ -150,10 +150,10 @@ def dates_in(text: str) -> list[tuple[date, str]]:
     for m in _ISO.finditer(text):
         found.append((_safe_date(int(m.group(1)), int(m.group(2)), int(m.group(3))), m.group(0)))
     for m in _MDY.finditer(text):
-        found.append((_safe_date(int(m.group(3)), _MONTHS.index(m.group(1).lower()[:3]) + 1, int(m.group(2))),
+        found.append((_safe_date(int(m.group(3)), month_number(m.group(1).lower()), int(m.group(2))),
                       m.group(0)))
     for m in _DMY.finditer(text):
-        found.append((_safe_date(int(m.group(3)), _MONTHS.index(m.group(2).lower()[:3]) + 1, int(m.group(1))),
+        found.append((_safe_date(int(m.group(3)), month_number(m.group(2).lower()), int(m.group(1))),
                       m.group(0)))
     found = [(d, s) for d, s in found if d is not None]
     if not found:

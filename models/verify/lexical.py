@@ -9,9 +9,11 @@ evidence; an answer made only of the question's words restates it and proves not
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Sequence
+
+from models.date_words import month_name
+from models.text import ISO_DATE, checkable_words as normalize  # the verifier's form (models/text.py)
 
 _STOP = frozenset("""
 a an the of in on at to for by with from and or is are was were be been being it its this that these those
@@ -19,40 +21,13 @@ as has have had do does did not no yes he she they them his her their there whic
 why how than then so but if about into over under after before during between while also only just very
 answer question he's she's it's i you we our your my me us
 """.split())
-_NUMBER_WORDS = {w: str(i) for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty".split())}
-MONTHS = ("january february march april may june july august september october november december").split()
-_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
-_TOKEN = re.compile(r"\d+(?:\.\d+)?|[a-z]+")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
-
-
-def normalize(text: str) -> str:
-    """Lowercase ASCII words and plain numbers (no leading zeros), single-spaced; an ISO date is followed
-    by its month name, so "2010-07-15" also matches "July 15, 2010"."""
-    text = unicodedata.normalize("NFKD", text or "").encode("ascii", "ignore").decode("ascii").lower()
-    text = _ISO_DATE.sub(lambda m: f"{m.group(0)} {_month_name(m)}", text)
-    text = _THOUSANDS.sub("", text)
-    return " ".join(_word(t) for t in _TOKEN.findall(text))
-
-
-def _word(token: str) -> str:
-    if token.isdigit():
-        return str(int(token))
-    return _NUMBER_WORDS.get(token, token)
-
-
-def _month_name(match: re.Match) -> str:
-    month = int(match.group(2))
-    return MONTHS[month - 1] if 1 <= month <= 12 else ""
 
 
 def claims(answer: str) -> list[str]:
     """The answer's checkable tokens, in order, without stop words or repeats ("2010-07-15" is checked as
     2010, july and 15)."""
-    text = _ISO_DATE.sub(lambda m: f"{m.group(1)} {_month_name(m)} {m.group(3)}", answer or "")
+    text = ISO_DATE.sub(lambda m: f"{m.group(1)} {month_name(int(m.group(2)))} {m.group(3)}", answer or "")
     seen: list[str] = []
     for token in normalize(text).split():
         if token not in _STOP and token not in seen:

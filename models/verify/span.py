@@ -35,7 +35,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from models.verify.checkable import check_arithmetic, check_choice, check_count, check_yes_no
-from models.verify.lexical import MONTHS, normalize, stem
+from models.date_words import MONTH_WORD, month_number
+from models.verify.lexical import normalize, stem
 from models.verify.question_form import (
     asks_arithmetic, asks_choice, asks_count, asks_date, asks_name, asks_names, asks_number, asks_place,
     asks_score, asks_year, asks_yes_no, options_of,
@@ -43,8 +44,7 @@ from models.verify.question_form import (
 
 _STOP_CAPS = frozenset("the a an in on at of for and or to by with from it its this that these those there "
                        "he she they his her their we our i yes no".split())
-_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
-          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+_MONTH = MONTH_WORD + r"\.?"
 _YEAR = r"(?:1[5-9]\d\d|20\d\d)"
 _DATE_FULL = re.compile(
     rf"\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+{_YEAR}\b|"
@@ -362,12 +362,10 @@ def _day(date: str) -> str:
         return iso.group(0)
     words = re.findall(r"[a-z]+|\d+", date.lower())
     year = next((w for w in words if len(w) == 4 and w.isdigit()), "")
-    month = next((_MONTHS.index(w[:3]) + 1 for w in words if w[:3] in _MONTHS), 0)
+    month = next((month_number(w) for w in words if month_number(w)), 0)
     day = next((w for w in words if w.isdigit() and len(w) <= 2), "0")
     return f"{year}-{month:02d}-{int(day):02d}"
 
-
-_MONTHS = [m[:3] for m in MONTHS]
 
 
 # ---------------------------------------------------------------------------------------------- checks

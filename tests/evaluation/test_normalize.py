@@ -1,7 +1,7 @@
 """Text, number and date normalisation of the normalized judge, rule by rule, with exact expectations."""
 import pytest
 
-from evaluation.normalize import (Date, contains_phrase, find_dates, find_numbers, normalize_text, parse_date,
+from evaluation.normalize import (Date, contains_phrase, find_dates, find_numbers, answer_key, parse_date,
                                    parse_number, same_number, split_list)
 
 
@@ -16,7 +16,7 @@ from evaluation.normalize import (Date, contains_phrase, find_dates, find_number
     ("The", "the"),  # nothing left after the article: keep the words
 ])
 def test_normalize_text(text, expected):
-    assert normalize_text(text) == expected
+    assert answer_key(text) == expected
 
 
 def test_contains_phrase_needs_word_boundaries():

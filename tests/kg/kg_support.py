@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 from hypothesis import strategies as st
 
-from models.kg.language.values import normalize_text
+from models.text import kg_match_key
 
 POOL_PATH = Path(__file__).resolve().parents[2] / "data" / "kg" / "icl_pool.jsonl"
 POOL = [json.loads(line) for line in POOL_PATH.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -51,6 +51,6 @@ class BagOfWords:
     def encode(self, texts, is_query=True):
         vectors = np.zeros((len(texts), 64))
         for row, text in enumerate(texts):
-            for word in normalize_text(text).split():
+            for word in kg_match_key(text).split():
                 vectors[row, sum(map(ord, word)) % 64] += 1
         return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)

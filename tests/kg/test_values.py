@@ -4,7 +4,8 @@ from __future__ import annotations
 from datetime import date
 
 from models.kg.language.ast import Literal
-from models.kg.language.values import condition_value, normalize_text, satisfies, sort_value, typed
+from models.kg.language.values import condition_value, satisfies, sort_value, typed
+from models.text import kg_match_key
 
 
 def holds(op, field, literal: Literal, now=None, equals=None):
@@ -68,5 +69,5 @@ def test_sort_values_order_mixed_types():
 
 
 def test_normalize_text():
-    assert normalize_text("Amélie_(2001)!") == "amelie 2001"
-    assert normalize_text("  Bong   Joon-ho ") == "bong joon ho"
+    assert kg_match_key("Amélie_(2001)!") == "amelie 2001"
+    assert kg_match_key("  Bong   Joon-ho ") == "bong joon ho"

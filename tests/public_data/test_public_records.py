@@ -1,7 +1,8 @@
 """The "The [attribute] is [value]." serialisation and the name normalisation everything links by."""
 import pytest
 
-from models.public_data.records import format_money, join_names, normalize_name, ordinal, serialize
+from models.public_data.records import format_money, join_names, ordinal, serialize
+from models.text import name_key
 
 
 @pytest.mark.parametrize("attributes, expected", [
@@ -31,7 +32,7 @@ def test_join_names():
     ("", ""),
 ])
 def test_normalize_name(raw, expected):
-    assert normalize_name(raw) == expected
+    assert name_key(raw) == expected
 
 
 def test_money_and_ordinals():

@@ -7,7 +7,8 @@ import sqlite3
 import pytest
 
 from models.paths import resolve_repo_path
-from models.public_data import PublicStore, build_database, ensure_database, normalize_name
+from models.public_data import PublicStore, build_database, ensure_database
+from models.text import name_key
 from models.public_data.config import PublicDataConfig
 from models.public_data.store import SCHEMA_VERSION, write_database
 
@@ -22,7 +23,7 @@ def test_build_counts_every_source(store):
 
 
 def test_exact_and_substring_queries(store):
-    [(_, name, norm)] = store.exact("movie", normalize_name("the king's speech"))
+    [(_, name, norm)] = store.exact("movie", name_key("the king's speech"))
     assert (name, norm) == ("The King's Speech", "the kings speech")
     assert store.exact("music", "the kings speech") == []  # domains are separate
     containing = {name for _, name, _ in store.containing("movie", "matrix")}

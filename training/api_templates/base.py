@@ -24,6 +24,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from models.date_words import MONTHS
 from models.paths import REPO_ROOT
 
 FIXTURE_DIR = REPO_ROOT / "data" / "kg_fixture"
@@ -133,15 +134,13 @@ def pt(day: date, clock: str = "10:00:00") -> str:
 
 # ---------------------------------------------------------------------------------------------- CRAG's register
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december")
 _CONTRACTIONS = (("what is ", "what's "), ("who is ", "who's "), ("where is ", "where's "), ("how much is ",
                  "how much's "), ("did not", "didn't"), ("does not", "doesn't"))
 
 
 def _date_in_words(match: re.Match, rng: random.Random) -> str:
     year, month, day = int(match[1]), int(match[2]), int(match[3])
-    name = _MONTHS[month - 1]
+    name = MONTHS[month - 1]
     return rng.choice((match[0], f"{name} {day}, {year}", f"{name[:3]} {day} {year}", f"{month:02d}/{day:02d}/{year}",
                        f"{name} {day} {year}"))
 

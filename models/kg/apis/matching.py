@@ -6,7 +6,7 @@ first hit when nothing matched exactly; here the stages run in order of confiden
 with a hit decides:
 
 1. exact string equality;
-2. equality after `normalize_text` (case, accents, punctuation, `_`);
+2. equality after `kg_match_key` (case, accents, punctuation, `_`);
 3. equality once a leading article is dropped ("glass orchard" = "The Glass Orchard");
 4. the whole name written is contained in a candidate's name ("apple" in "Apple Inc. Common Stock"), the
    closest in length winning (so "Apple Inc." beats "Apple Hospitality REIT Inc.");
@@ -32,7 +32,7 @@ from typing import Callable, Iterable, Sequence, TypeVar
 
 import numpy as np
 
-from models.kg.language.values import normalize_text
+from models.text import kg_match_key
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -87,8 +87,8 @@ class EntityMatcher:
 
     def _text_stages(self, query: str, flat: list[tuple[str, int]]) -> list[list[int]]:
         """Candidate indexes accepted by each text stage, best first within a stage."""
-        wanted = normalize_text(query)
-        normalised = [(normalize_text(n), i) for n, i in flat]
+        wanted = kg_match_key(query)
+        normalised = [(kg_match_key(n), i) for n, i in flat]
         by_length = sorted(normalised, key=lambda p: abs(len(p[0]) - len(wanted)))
         bare = _without_article(wanted)
         return [

@@ -24,7 +24,8 @@ from models.kg.apis.registry import kg_function
 from models.kg.language.ast import Condition
 from models.kg.language.errors import KGValueError
 from models.kg.language.signature import CONDITIONS, OPTIONAL_TEXT, TEXT, ArgKind, Param
-from models.kg.language.values import condition_value, normalize_text
+from models.kg.language.values import condition_value
+from models.text import kg_match_key
 
 OSCAR_DATA_YEARS = (1990, 2021)  # the official get_year_info answers only these years (else a 500)
 _PEOPLE = OPTIONAL_TEXT | {ArgKind.STRINGS}  # one person, or a list whose movies must all be shared
@@ -71,8 +72,8 @@ def _settle_title(picked: list[dict], candidates, clue) -> tuple[list[dict], tup
     picked it), else the note that nothing told them apart."""
     if len(picked) != 1 or not isinstance(candidates, (list, tuple)):
         return picked, ()
-    title = normalize_text(_movie_title(picked[0]))
-    twins = [m for m in candidates if isinstance(m, dict) and normalize_text(_movie_title(m)) == title]
+    title = kg_match_key(_movie_title(picked[0]))
+    twins = [m for m in candidates if isinstance(m, dict) and kg_match_key(_movie_title(m)) == title]
     accepted = [m for m in twins if clue is not None and accepts(clue, m)]
     if len(twins) > 1 and len(accepted) == 1:
         return accepted, ()
@@ -270,13 +271,13 @@ def _title_clue(ctx: CallContext, conditions: tuple[Condition, ...], candidates)
     clue = _year_clue(ctx, conditions)
     if clue is not None:
         return clue
-    question = f" {normalize_text(ctx.question)} "
+    question = f" {kg_match_key(ctx.question)} "
     if not question.strip() or not isinstance(candidates, (list, tuple)):
         return None
 
     def named_in_question(movie) -> bool:
         people = [e.get("name") for part in ("cast", "crew") for e in (movie.get(part) or []) if isinstance(e, dict)]
-        return any(name and f" {normalize_text(name)} " in question for name in people)
+        return any(name and f" {kg_match_key(name)} " in question for name in people)
 
     movies = [m for m in candidates if isinstance(m, dict)]
     return named_in_question if any(named_in_question(m) for m in movies) else None
@@ -285,7 +286,7 @@ def _title_clue(ctx: CallContext, conditions: tuple[Condition, ...], candidates)
 def _year_clue(ctx: CallContext, conditions: tuple[Condition, ...]):
     """Which of several same-title films is meant: the one whose release year meets the call's year
     conditions, else one released in a year the question names; None without such a clue."""
-    on_year = tuple(c for c in conditions if isinstance(c, Condition) and normalize_text(c.key) in ("year",
+    on_year = tuple(c for c in conditions if isinstance(c, Condition) and kg_match_key(c.key) in ("year",
                                                                                                      "release year"))
     if on_year:
         return lambda movie: bool(Table((Row({"year": _year(movie.get("release_date"))}, ""),), "").where(
@@ -361,7 +362,7 @@ def _condition_years(conditions: tuple[Condition, ...], ctx: CallContext) -> lis
     """Ceremony years named by eq/ge/le(year, ...) conditions (at most the last 5 of a range)."""
     low = high = None
     for c in conditions:
-        if normalize_text(c.key) not in ("year", "year ceremony", "ceremony year"):
+        if kg_match_key(c.key) not in ("year", "year ceremony", "ceremony year"):
             continue
         wanted = condition_value(c.value, ctx.now)
         first = _year(getattr(wanted, "start", None)) or (int(wanted) if isinstance(wanted, float) else None)
@@ -382,7 +383,7 @@ def _condition_years(conditions: tuple[Condition, ...], ctx: CallContext) -> lis
 # ---------------------------------------------------------------------- equality and small helpers
 def _same_category(field: str, wanted: str) -> bool:
     """Oscar categories: "best actor" = "ACTOR IN A LEADING ROLE"; else all wanted words present."""
-    have, want = normalize_text(field), normalize_text(wanted)
+    have, want = kg_match_key(field), kg_match_key(wanted)
     bare = want.removeprefix("best ")
     canonical = _CATEGORY_ALIASES.get(want) or _CATEGORY_ALIASES.get(bare)
     if canonical is not None:
@@ -392,12 +393,12 @@ def _same_category(field: str, wanted: str) -> bool:
 
 def _same_role(field: str, wanted: str) -> bool:
     """A character matches any whole-word part: "batman" = "Bruce Wayne / Batman"."""
-    have, want = f" {normalize_text(field)} ", f" {normalize_text(wanted)} "
+    have, want = f" {kg_match_key(field)} ", f" {kg_match_key(wanted)} "
     return want.strip() != "" and (want in have or have in want)
 
 
 def _same_gender(field: str, wanted: str) -> bool:
-    return _GENDERS.get(normalize_text(field)) == _GENDERS.get(normalize_text(wanted), "?")
+    return _GENDERS.get(kg_match_key(field)) == _GENDERS.get(kg_match_key(wanted), "?")
 
 
 def _year(value: Any) -> int | None:

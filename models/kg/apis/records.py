@@ -22,7 +22,8 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from models.kg.language.ast import Condition
 from models.kg.language.errors import KGLimitError
-from models.kg.language.values import StringEquals, condition_value, normalize_text, satisfies, sort_value, typed
+from models.kg.language.values import StringEquals, condition_value, satisfies, sort_value, typed
+from models.text import kg_match_key
 
 
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -188,5 +189,5 @@ def resolve_key(fields: Mapping[str, Any], asked: str, aliases: Mapping[str, str
 
 def key_text(key: str) -> str:
     """A key normalised for matching; camelCase split ("marketCap" = "market cap")."""
-    return normalize_text(_CAMEL.sub(" ", str(key)))
+    return kg_match_key(_CAMEL.sub(" ", str(key)))
 

@@ -22,7 +22,7 @@ from models.kg.apis.records import Row, Table
 from models.kg.apis.registry import kg_function
 from models.kg.language.signature import OPTIONAL_TEXT, TEXT, ArgKind, Param
 from models.kg.language.timeexpr import TimeSpan, parse_date
-from models.kg.language.values import normalize_text
+from models.text import kg_match_key
 
 _DATE = frozenset({ArgKind.STRING})
 _OUTCOMES = {"w": "win", "d": "draw", "l": "loss", "win": "win", "draw": "draw", "tie": "draw", "loss": "loss",
@@ -215,14 +215,14 @@ def _event_label(fields) -> str:
 
 
 def _same_outcome(field: str, wanted: str) -> bool:
-    return _OUTCOMES.get(normalize_text(field)) == _OUTCOMES.get(normalize_text(wanted), "?")
+    return _OUTCOMES.get(kg_match_key(field)) == _OUTCOMES.get(kg_match_key(wanted), "?")
 
 
 def _nba_team(name: str) -> str:
-    wanted = normalize_text(name)
+    wanted = kg_match_key(name)
     for entry in _NBA_TEAMS:
         full, _, extra = entry.partition("|")
-        words = normalize_text(full).split()
+        words = kg_match_key(full).split()
         aliases = {" ".join(words), words[-1], " ".join(words[:-1]), *extra.split()}
         if wanted in aliases or f" {' '.join(words)} " in f" {wanted} ":
             return full
@@ -230,7 +230,7 @@ def _nba_team(name: str) -> str:
 
 
 def _soccer_team(name: str) -> str:
-    return _SOCCER_TEAMS.get(normalize_text(name), name.strip().title() if name.islower() else name.strip())
+    return _SOCCER_TEAMS.get(kg_match_key(name), name.strip().title() if name.islower() else name.strip())
 
 
 _NBA_NAMES = frozenset(entry.partition("|")[0] for entry in _NBA_TEAMS)

@@ -21,10 +21,9 @@ from datetime import date, datetime
 
 from models.kg.language.errors import KGValueError
 from models.kg.language.timeexpr import TimeSpan, resolve_time
-from models.verify.lexical import MONTHS
+from models.date_words import MONTH_WORD, month_number
 
-_MONTH = r"(?P<month>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|" \
-         r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+_MONTH = rf"(?P<month>{MONTH_WORD})\.?"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
@@ -98,18 +97,15 @@ def _normalised(kind: str, match: re.Match, now: datetime | None) -> tuple[str, 
             day = span.single_day
             return (day.isoformat(), span) if day is not None else None
         if kind == "month":
-            iso = groups.get("iso_month") or f"{groups['year']}-{_month_number(groups['month']):02d}"
+            iso = groups.get("iso_month") or f"{groups['year']}-{month_number(groups['month']):02d}"
             return iso, resolve_time(iso, None)
         if groups.get("iso"):
             day = date.fromisoformat(groups["iso"])
         elif groups.get("us_month"):
             day = date(int(groups["year"]), int(groups["us_month"]), int(groups["us_day"]))
         else:
-            day = date(int(groups["year"]), _month_number(groups["month"]), int(groups["day"]))
+            day = date(int(groups["year"]), month_number(groups["month"]), int(groups["day"]))
     except (KGValueError, ValueError):  # an impossible date ("february 30, 2024") or no query time: not a date
         return None
     return day.isoformat(), TimeSpan(day, day)
 
-
-def _month_number(name: str) -> int:
-    return next(i for i, month in enumerate(MONTHS, 1) if month.startswith(name.rstrip(".")[:3]))

@@ -26,7 +26,7 @@ from models.kg.checks.places import QualifiedPlace, is_qualifier
 from models.kg.apis.records import key_text
 from models.kg.executor import conditions_of
 from models.kg.language.ast import Call
-from models.kg.language.values import normalize_text
+from models.text import kg_match_key
 from models.verify.question_form import WHERE_TRADED
 
 ALL_KINDS = frozenset({"name", "date", "amount", "price", "place", "number", "text"})
@@ -110,11 +110,11 @@ def difference_check(question: str, direct: str) -> Check:
 def attribute_phrase(question: str, arguments: Sequence[str], dates: Sequence[str] = ()) -> str:
     """The question's words about the attribute: without the entity names the program passed, the dates as the
     question wrote them, numbers, and the words every question has."""
-    named = {w for a in arguments for w in _WORD.findall(normalize_text(a))}
+    named = {w for a in arguments for w in _WORD.findall(kg_match_key(a))}
     text = question.lower()
     for written in dates:
         text = text.replace(written.lower(), " ")
-    return " ".join(w for w in _WORD.findall(normalize_text(text)) if w not in _STOP and w not in named)
+    return " ".join(w for w in _WORD.findall(kg_match_key(text)) if w not in _STOP and w not in named)
 
 
 def key_path(keys: Sequence[str], aliases: dict, call: Call | None) -> str:
@@ -125,14 +125,14 @@ def key_path(keys: Sequence[str], aliases: dict, call: Call | None) -> str:
     words, context = [], []
     for key in keys:
         words.append(key_text(key))
-        words += [alias for alias, target in (aliases or {}).items() if normalize_text(target) == normalize_text(key)]
+        words += [alias for alias, target in (aliases or {}).items() if kg_match_key(target) == kg_match_key(key)]
     if call is not None:
         context.append(call.name.removeprefix("get_").replace("_", " "))
         for arg in call.args:
             for condition in conditions_of(arg):
                 context.append(key_text(condition.key))
                 if isinstance(condition.value.value, str):
-                    (words if _NAME_KEYS & set(map(normalize_text, keys)) else context).append(condition.value.value)
+                    (words if _NAME_KEYS & set(map(kg_match_key, keys)) else context).append(condition.value.value)
     return " ".join(words) + (" | " + " ".join(context) if context else "")
 
 
@@ -188,7 +188,7 @@ def role_check(phrase: str, domain: str, path: str, functions: Sequence[str]) ->
     if domain != "movie":
         return Check("role", PASSED)
     asked = _WORD.findall(phrase.lower())
-    program = _WORD.findall(normalize_text(path + " " + " ".join(f.replace("_", " ") for f in functions)))
+    program = _WORD.findall(kg_match_key(path + " " + " ".join(f.replace("_", " ") for f in functions)))
     for triggers, covers in _MOVIE_ROLES:
         named = next((w for w in asked if w.startswith(triggers)), None)
         if named and not any(w.startswith(covers) for w in program):
@@ -199,7 +199,7 @@ def role_check(phrase: str, domain: str, path: str, functions: Sequence[str]) ->
 def lexical_match(phrase: str, path: str) -> bool:
     """A word of the phrase and one of the path share a stem (>= 5 letters in common, or equal words)."""
     ours = set(_WORD.findall(phrase.lower())) - _STOP
-    theirs = set(_WORD.findall(normalize_text(path))) - _STOP - {"get"}
+    theirs = set(_WORD.findall(kg_match_key(path))) - _STOP - {"get"}
     return any(a == b or (len(a) >= 5 and len(b) >= 5 and len(os.path.commonprefix((a, b))) >= 5) for a in ours for b in theirs)
 
 
@@ -217,7 +217,7 @@ def same_title_check(ambiguous: Sequence[str], row_entities: Sequence[str], coun
     if ambiguous:
         return Check("same-title", REFUSED, ambiguous[0])
     if not counting:
-        seen = [normalize_text(e) for e in row_entities]
+        seen = [kg_match_key(e) for e in row_entities]
         twins = sorted({e for e in seen if seen.count(e) > 1 and e})
         if twins:
             return Check("same-title", REFUSED, f"the program's rows blend {seen.count(twins[0])} records titled "

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from models.kg.language.values import normalize_text
+from models.text import kg_match_key
 
 QUALIFIERS = tuple(sorted("""alabama alaska arizona arkansas california colorado connecticut delaware florida georgia
 hawaii idaho illinois indiana iowa kansas kentucky louisiana maine maryland massachusetts michigan minnesota
@@ -65,14 +65,14 @@ def qualified_places(question: str) -> tuple[QualifiedPlace, ...]:
 
 def half_of(argument: str, places: tuple[QualifiedPlace, ...]) -> QualifiedPlace | None:
     """The place whose city or qualifier alone `argument` names ("texas", "paris"), or None."""
-    written = normalize_text(argument)
+    written = kg_match_key(argument)
     for place in places:
-        if written in (normalize_text(place.city), normalize_text(place.qualifier)):
+        if written in (kg_match_key(place.city), kg_match_key(place.qualifier)):
             return place
     return None
 
 
 def is_qualifier(entity: str, places: tuple[QualifiedPlace, ...]) -> QualifiedPlace | None:
     """The place whose qualifier `entity` (a found entity's name) is, or None."""
-    name = normalize_text(entity)
-    return next((p for p in places if name == normalize_text(p.qualifier)), None)
+    name = kg_match_key(entity)
+    return next((p for p in places if name == kg_match_key(p.qualifier)), None)

@@ -26,7 +26,7 @@ from models.kg.language.ast import Call, Condition, ListArg, Literal, Program
 from models.kg.language.errors import KGValueError
 from models.kg.language.signature import ArgKind, Signature
 from models.kg.language.timeexpr import resolve_time
-from models.kg.language.values import normalize_text
+from models.text import kg_match_key
 
 DATE_PARAMS = frozenset({"date", "time", "end_time"})
 _DATE_KEYS = frozenset({"date", "time", "day", "game date", "release date", "ex date", "ex dividend date"})
@@ -99,7 +99,7 @@ class ArgumentChecks:
             checks.append(Check("slot", REFUSED, f"{name}(): the question's {dated[0]!r} is inside the {param} "
                                                  f"argument {value!r}: it belongs in its own slot"))
             return arg
-        years = [y for y in self.years if re.search(rf"\b{y}\b", value) and normalize_text(value) != str(y)]
+        years = [y for y in self.years if re.search(rf"\b{y}\b", value) and kg_match_key(value) != str(y)]
         if years:  # "the 2021 dune": the year is a cue the API reads from the question, not part of the name
             bare = " ".join(re.sub(rf"^(?:the\s+)?{years[0]}\s+|\s+(?:in\s+|of\s+)?{years[0]}$|\({years[0]}\)", " ",
                                    value.strip(), flags=re.IGNORECASE).split())
@@ -158,7 +158,7 @@ class ArgumentChecks:
                           for item in arg.items)
             items = self._swap_year_category(name, items, checks)
             return arg if items == arg.items else replace(arg, items=items)
-        key = normalize_text(arg.key)
+        key = kg_match_key(arg.key)
         if key in _YEAR_KEYS:
             value = self._year_value(name, f"{arg.key} condition", arg.value, checks)
             return arg if value is arg.value else replace(arg, value=value)
@@ -175,8 +175,8 @@ class ArgumentChecks:
 
     def _swap_year_category(self, name, items, checks):
         """eq(year, "best actress") and eq(category, 2011): the two values change places."""
-        years = [i for i, c in enumerate(items) if isinstance(c, Condition) and normalize_text(c.key) in _YEAR_KEYS]
-        others = [i for i, c in enumerate(items) if isinstance(c, Condition) and normalize_text(c.key) == "category"]
+        years = [i for i, c in enumerate(items) if isinstance(c, Condition) and kg_match_key(c.key) in _YEAR_KEYS]
+        others = [i for i, c in enumerate(items) if isinstance(c, Condition) and kg_match_key(c.key) == "category"]
         if len(years) == 1 and len(others) == 1:
             y, c = items[years[0]], items[others[0]]
             if not _is_year(y.value.value) and _is_year(c.value.value):

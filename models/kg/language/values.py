@@ -14,26 +14,18 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from datetime import date, datetime
 from typing import Any, Callable
 
 from models.kg.language.ast import Literal
 from models.kg.language.errors import KGValueError
 from models.kg.language.timeexpr import TimeSpan, parse_date, resolve_time, year_span
+from models.text import kg_match_key  # the KG's string form (models/text.py)
 
 _NUMBER = re.compile(r"[-+]?\$?\d[\d,]*(\.\d+)?\Z|[-+]?\$?\d*\.\d+\Z")
-_PUNCTUATION = re.compile(r"[^\w\s]")
 _DATE_PREFIX = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 StringEquals = Callable[[str, str], bool]  # a field's own notion of string equality (aliases, containment)
-
-
-def normalize_text(text: Any) -> str:
-    """Lower case, accents and punctuation removed, `_` as a space, whitespace collapsed."""
-    text = unicodedata.normalize("NFKD", str(text))
-    text = "".join(c for c in text if not unicodedata.combining(c)).lower().replace("_", " ")
-    return " ".join(_PUNCTUATION.sub(" ", text).split())
 
 
 def typed(value: Any) -> Any:
@@ -58,7 +50,7 @@ def typed(value: Any) -> Any:
         return float(text.replace("$", "").replace(",", ""))
     if lowered in ("", "none", "null", "nan"):
         return None
-    return normalize_text(text)
+    return kg_match_key(text)
 
 
 def condition_value(literal: Literal, now: datetime | None) -> Any:
@@ -108,7 +100,7 @@ def satisfies(op: str, field_value: Any, wanted: Any, equals: StringEquals | Non
     if isinstance(field_value, bool) or isinstance(wanted, bool):
         return op == "eq" and isinstance(field_value, bool) and field_value == bool(wanted)
     # text: a value that also reads as a time ("live", "current") is compared as the text it was written as
-    text = wanted if isinstance(wanted, str) else normalize_text(raw_wanted) if isinstance(raw_wanted, str) else None
+    text = wanted if isinstance(wanted, str) else kg_match_key(raw_wanted) if isinstance(raw_wanted, str) else None
     if op != "eq" or text is None or not isinstance(field_value, str):
         return False
     if equals is not None and isinstance(raw_field, str):
