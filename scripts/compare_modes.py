@@ -20,154 +20,17 @@ Columns per suite, read from each run's summary and traces:
   it: "any structured", over the questions whose gold includes a structured source);
 - conflicts (omni rows): questions whose engaged sources gave differing exact values, and the rule that settled
   them.
-The table is printed and written to `<output-root>/modes.md`.
+The table is printed and written to `<output-root>/modes.md`. The library is `evaluation/modes.py`.
 """
 from __future__ import annotations
 
 import argparse
-import json
-import shlex
-import subprocess
 import sys
-from dataclasses import dataclass
-from pathlib import Path
+
+from evaluation.modes import MODES, SUITES, run_modes
 
 
-from evaluation.context_recall import answer_keys, found
-from models.config import REPO_ROOT
-from scripts.ablation import SUITES as ABLATION_SUITES, Cell, Suite, command, read_run, save_profile
-
-MODES: dict[str, dict] = {
-    "db3": {"pipeline.mode": "db3"},
-    "omni": {"pipeline.mode": "omni"},
-    "omni-every-source": {"pipeline.mode": "omni", "omni.selection.k": 16, "omni.selection.min_score": -1.0},
-}
-SUITES = {**ABLATION_SUITES, "public": Suite("data/acceptance/public_sql.jsonl", 1)}
-GOLD_RUN = "omni-every-source"
-STRUCTURED = ("kg", "sql", "public_data")
-
-
-@dataclass(frozen=True)
-class TraceFigures:
-    """What one run's traces say beyond the judge's counts."""
-
-    keys: int = 0  # gold keys of the questions that have any
-    keys_found: int = 0  # of those, stated in what an answer attempt read or proposed
-    conflicts: int = 0  # questions whose exact values differed (omni)
-    rules: tuple[str, ...] = ()  # the rule that settled each conflict
-
-    @property
-    def recall(self) -> float:
-        return self.keys_found / self.keys if self.keys else float("nan")
-
-
-@dataclass(frozen=True)
-class Selection:
-    """Source-selection accuracy of one omni run against the gold sources of the every-source run."""
-
-    known: int = 0  # questions with at least one gold source
-    top1: int = 0
-    any: int = 0
-    structured_known: int = 0  # questions with a structured gold source
-    any_structured: int = 0
-
-
-def records(run_dir: Path) -> list[dict]:
-    try:
-        with open(run_dir / "predictions.jsonl", encoding="utf-8") as fh:
-            return [json.loads(line) for line in fh if line.strip()]
-    except (OSError, json.JSONDecodeError):
-        return []
-
-
-def keys_of(record: dict) -> list:
-    return answer_keys({"query": record.get("query", ""), "answer": record.get("gold", ""),
-                        "alt_ans": record.get("alt_ans") or [], "question_type": record.get("question_type")})
-
-
-def attempt_texts(record: dict) -> list[str]:
-    """Every chunk an answer attempt read, and every candidate a direct (exact-value) attempt proposed."""
-    texts = []
-    for attempt in (record.get("trace") or {}).get("attempts") or []:
-        texts += [c.get("text", "") for c in attempt.get("chunks") or []]
-        if str(attempt.get("pathway", "")).endswith("-direct"):
-            texts.append(str(attempt.get("candidate") or ""))
-    return texts
-
-
-def trace_figures(rows: list[dict]) -> TraceFigures:
-    keys = found_keys = conflicts = 0
-    rules = []
-    for record in rows:
-        k = keys_of(record)
-        keys += len(k)
-        found_keys += found(k, attempt_texts(record))
-        rule = ((record.get("trace") or {}).get("omni") or {}).get("evidence", {}).get("conflict", "")
-        if rule and rule != "the sources agree":
-            conflicts += 1
-            rules.append(rule.split(":")[0])
-    return TraceFigures(keys, found_keys, conflicts, tuple(rules))
-
-
-def gold_sources(record: dict) -> set[str]:
-    """The sources whose evidence, in an every-source omni run, states one of the record's gold keys."""
-    evidence = ((record.get("trace") or {}).get("omni") or {}).get("evidence") or {}
-    keys = keys_of(record)
-    texts: dict[str, list[str]] = {}
-    for item in evidence.get("items") or []:
-        texts.setdefault(item.get("source", ""), []).append(item.get("text", ""))
-    for exact in evidence.get("exact") or []:
-        texts.setdefault(exact.get("source", ""), []).append(str(exact.get("value", "")))
-    return {source for source, found_in in texts.items() if source and found(keys, found_in)}
-
-
-def selection(omni_rows: list[dict], gold_rows: list[dict]) -> Selection:
-    gold = {r.get("interaction_id"): gold_sources(r) for r in gold_rows}
-    known = top1 = anyone = structured_known = any_structured = 0
-    for record in omni_rows:
-        sources = gold.get(record.get("interaction_id")) or set()
-        engaged = (((record.get("trace") or {}).get("omni") or {}).get("selection") or {}).get("engaged") or []
-        if not sources:
-            continue
-        known += 1
-        top1 += bool(engaged) and engaged[0] in sources
-        anyone += bool(sources & set(engaged))
-        structured = sources & set(STRUCTURED)
-        if structured:
-            structured_known += 1
-            any_structured += bool(structured & set(engaged))
-    return Selection(known, top1, anyone, structured_known, any_structured)
-
-
-def _share(part: int, whole: int) -> str:
-    return f"{part}/{whole} ({part / whole:.0%})" if whole else "n/a"
-
-
-def table(root: Path, suites: list[str]) -> str:
-    lines = ["| suite | mode | correct / missing / halluc. (n) | score | s/q | answer in context | "
-             "selection top-1 | selection any | any structured | conflicts (rule) |", "|---" * 10 + "|"]
-    for suite in suites:
-        gold_rows = records(root / GOLD_RUN / suite)
-        for mode in MODES:
-            run_dir = root / mode / suite
-            cell = read_run(run_dir) or Cell("not run")
-            if cell.status != "ok":
-                lines.append(f"| {suite} | {mode} | {cell.status} | | | | | | | |")
-                continue
-            rows = records(run_dir)
-            figures = trace_figures(rows)
-            picked = selection(rows, gold_rows) if mode == "omni" and gold_rows else None
-            rules = ", ".join(f"{r} {figures.rules.count(r)}" for r in sorted(set(figures.rules)))
-            lines.append(
-                f"| {suite} | {mode} | {cell.correct} / {cell.missing} / {cell.hallucination} ({cell.total}) | "
-                f"{cell.score:+.3f} | {cell.seconds:.1f} | {_share(figures.keys_found, figures.keys)} | "
-                + (f"{_share(picked.top1, picked.known)} | {_share(picked.any, picked.known)} | "
-                   f"{_share(picked.any_structured, picked.structured_known)} | " if picked else "— | — | — | ")
-                + (f"{figures.conflicts}{f' ({rules})' if rules else ''} |" if mode != "db3" else "— |"))
-    return "\n".join(lines)
-
-
-def parse_args(argv=None) -> argparse.Namespace:
+def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--suites", nargs="+", choices=list(SUITES), default=list(SUITES))
     parser.add_argument("--only", nargs="+", choices=list(MODES), help="rows to run (the table shows all)")
@@ -177,37 +40,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--output-root", default="outputs/modes")
     parser.add_argument("--rerun", action="store_true", help="run even where a summary exists")
     parser.add_argument("--dry-run", action="store_true", help="write the profiles, print the commands")
-    return parser.parse_args(argv)
-
-
-def main(argv=None) -> int:
-    args = parse_args(argv)
-    root = Path(args.output_root).resolve()
-    for mode in args.only or MODES:
-        profile_path = save_profile(args.profile, MODES[mode], root / mode, mode)
-        if profile_path is None:
-            return 2
-        for suite_name in args.suites:
-            out_dir = root / mode / suite_name
-            if read_run(out_dir) is not None and not args.rerun:
-                continue
-            cmd = command(args, SUITES[suite_name], profile_path, out_dir)
-            if args.rerun:
-                cmd.append("--no-resume")
-            print(f"[{mode} / {suite_name}] {shlex.join(cmd)}", flush=True)
-            if args.dry_run:
-                continue
-            out_dir.mkdir(parents=True, exist_ok=True)
-            log_path = root / mode / f"{suite_name}.log"
-            with open(log_path, "w", encoding="utf-8") as log:
-                done = subprocess.run(cmd, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT)
-            if done.returncode != 0 or read_run(out_dir) is None:
-                print(f"[{mode} / {suite_name}] failed (exit {done.returncode}); see {log_path}", file=sys.stderr)
-            (root / "modes.md").write_text(table(root, args.suites) + "\n", encoding="utf-8")  # rows so far
-    text = table(root, args.suites)
-    (root / "modes.md").write_text(text + "\n", encoding="utf-8")
-    print(text)
-    return 0
+    args = parser.parse_args(argv)
+    return run_modes(args.suites, only=args.only, profile=args.profile, limit=args.limit, lock=args.lock,
+                     output_root=args.output_root, rerun=args.rerun, dry_run=args.dry_run)
 
 
 if __name__ == "__main__":

@@ -17,59 +17,14 @@ seconds per question = wall time of the generate calls / questions. `--data` is 
 `scripts/make_api_data.py`; `--file JSONL` evaluates that one file instead (a split named after its stem).
 `--kg-source DIR` builds fixture-format sources (e.g. `data/kg_acceptance/`) into a temporary `cragkg/` with
 `mock_api/bundled_kg.py` and serves that instead of the bundled KG. `--show N` prints N failures per split.
+The library is `evaluation/api_generation.py`.
 """
 from __future__ import annotations
 
 import argparse
-import json
-import logging
-import random
-import sys
-import tempfile
-import time
-from dataclasses import replace
-from pathlib import Path
 
-
-from training.api_templates import read_examples
-
-ADAPTER_NAME = "api_generation"
-
-
-def sample(examples, limit: int | None, seed: int):
-    if limit is None or limit >= len(examples):
-        return list(examples)
-    return sorted(random.Random(seed).sample(list(examples), limit), key=lambda e: e.id)
-
-
-def evaluate(examples, kg, generator, batch_size: int, show: int = 0) -> dict:
-    from training.api_scoring import score_program
-    from training.contexts import example_query
-
-    requests = [kg.api_request(example_query({"interaction_id": e.id, "query": e.query,
-                                              "query_time": e.query_time}), e.domain) for e in examples]
-    programs, seconds = [], 0.0
-    for start in range(0, len(requests), batch_size):
-        began = time.perf_counter()
-        programs += generator.generate(requests[start:start + batch_size])
-        seconds += time.perf_counter() - began
-        print(f"  generated {len(programs)}/{len(requests)} ({seconds / len(programs):.1f} s/question)",
-              file=sys.stderr, flush=True)  # a long CPU run shows it is moving
-    scores = [score_program(kg, e, p) for e, p in zip(examples, programs)]
-    shown = 0
-    for example, program, score in zip(examples, programs, scores):
-        if not score.correct and shown < show:
-            shown += 1
-            print(f"  x {example.query!r}\n    generated {program!r}\n    target    {example.program!r}\n"
-                  f"    answer {list(score.answer)[:4]} {score.error[:120]}")
-    n = max(1, len(examples))
-    kinds = {}  # heldout_templates mixes unseen phrasings of trained templates and wholly held-out templates
-    for example, score in zip(examples, scores):
-        kinds.setdefault(example.held or "trained wording", []).append(score.correct)
-    return {"n": len(examples), "compile_rate": sum(s.compiled for s in scores) / n,
-            "execution_rate": sum(s.executed for s in scores) / n,
-            "correct_rate": sum(s.correct for s in scores) / n, "seconds_per_question": seconds / n,
-            "by_held": {kind: {"n": len(c), "correct_rate": sum(c) / len(c)} for kind, c in sorted(kinds.items())}}
+from evaluation.api_generation import evaluate_api_generation
+from evaluation.cli import UsageError
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -94,60 +49,13 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--show", type=int, default=0, help="failures printed per split")
     parser.add_argument("--json", default=None, help="write the figures here too")
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-
-    from mock_api.bundled_kg import build
-    from mock_api.server import running_server
-    from models.config import load_config
-    from models.embedder import Embedder
-    from models.kg.pathway import KGPathway
-    from models.llm.generator import make_generator
-
-    if args.file:
-        if not Path(args.file).is_file():
-            parser.error(f"no file {args.file}")
-        split_files = {Path(args.file).stem: Path(args.file)}
-    else:
-        data = Path(args.data)
-        missing = [s for s in args.splits if not (data / f"{s}.jsonl").exists()]
-        if missing:
-            parser.error(f"no {missing} in {data}: run python scripts/make_api_data.py --out {data} first")
-        split_files = {s: data / f"{s}.jsonl" for s in args.splits}
-    if args.kg_source and not Path(args.kg_source).is_dir():
-        parser.error(f"no KG source folder {args.kg_source}")
-    config = load_config(args.profile)
-    kg_config = config.kg if args.icl_k is None else replace(config.kg, icl_k=args.icl_k)
-    if args.api_prompt is not None:
-        kg_config = replace(kg_config, api_prompt=args.api_prompt)
-    llm_config = config.llm
-    if args.no_adapter:
-        kg_config = replace(kg_config, api_adapter=None)
-    if args.adapter:
-        llm_config = replace(llm_config, adapters={**llm_config.adapters, ADAPTER_NAME: str(Path(args.adapter).resolve())})
-        kg_config = replace(kg_config, api_adapter=ADAPTER_NAME)
-    generator = make_generator(llm_config, config.models_dir)
-    embedder = Embedder.from_config(config.embedder, config.models_dir)
-    figures = {"profile": args.profile or "default", "adapter": kg_config.api_adapter and
-               str(llm_config.adapters.get(kg_config.api_adapter)), "api_prompt": kg_config.api_prompt,
-               "icl_k": kg_config.icl_k,
-               "constrained": kg_config.constrained, "batch_size": config.pipeline.batch_size, "splits": {}}
-    with tempfile.TemporaryDirectory(prefix="cragkg-") as built, \
-            running_server(build(built, args.kg_source) if args.kg_source else None) as url:
-        kg = KGPathway.from_config(replace(kg_config, api_url=url), embedder=embedder)
-        for split, path in split_files.items():
-            examples = sample(read_examples(path), args.limit, args.seed)
-            print(f"{split}: {len(examples)} questions")
-            result = evaluate(examples, kg, generator, config.pipeline.batch_size, args.show)
-            figures["splits"][split] = result
-            print(f"{split}: n={result['n']} compile {result['compile_rate']:.1%}  "
-                  f"executes {result['execution_rate']:.1%}  correct {result['correct_rate']:.1%}  "
-                  f"{result['seconds_per_question']:.2f} s/question", flush=True)
-            if len(result["by_held"]) > 1:
-                print("  " + "  ".join(f"held out by {kind}: {v['correct_rate']:.1%} of {v['n']}"
-                                       for kind, v in result["by_held"].items()), flush=True)
-    if args.json:
-        Path(args.json).write_text(json.dumps(figures, indent=2), encoding="utf-8")
-    return figures
+    try:
+        return evaluate_api_generation(data_dir=args.data, splits=args.splits, file=args.file, kg_source=args.kg_source,
+                                       limit=args.limit, seed=args.seed, profile=args.profile, adapter=args.adapter,
+                                       no_adapter=args.no_adapter, icl_k=args.icl_k, api_prompt=args.api_prompt,
+                                       show=args.show, json_path=args.json)
+    except UsageError as exc:
+        parser.error(str(exc))
 
 
 if __name__ == "__main__":

@@ -6,22 +6,16 @@ scripts/sweep_verifier.py.
     python scripts/verify_saved_run.py /tmp/base-sample/predictions.jsonl --out /tmp/base-verified
 
 The context is the web pathway's (public-data facts, which the pipeline puts first, are not rebuilt), so a
-prediction that came from public data or the KG is checked against the web pages only.
+prediction that came from public data or the KG is checked against the web pages only. The library is
+`evaluation/verify_saved.py`.
 """
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-
-from models.config import load_config
-from models.types import Query
-from evaluation.data import DEFAULT_DATA_PATH, load_examples
-from evaluation.runner import PREDICTIONS_FILE, PredictionLog
-from models.verify import Candidate, SupportVerifier
-from models.embedder import Embedder
-from models.web import WebRetriever
+from evaluation.data import DEFAULT_DATA_PATH
+from evaluation.verify_saved import verify_saved_run
 
 
 def main(argv=None) -> int:
@@ -32,29 +26,7 @@ def main(argv=None) -> int:
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--out", required=True, help="output dir for the traced predictions.jsonl")
     args = parser.parse_args(argv)
-
-    config = load_config(args.profile, {"pipeline.task": args.task})
-    embedder = Embedder.from_config(config.embedder, config.models_dir)
-    web = WebRetriever.from_config(config.web, config.models_dir, embedder=embedder)
-    verifier = SupportVerifier(config.verifier, embedder=embedder)
-    examples = {e["interaction_id"]: e for e in load_examples(args.data)}
-    records = PredictionLog(args.predictions).load()
-    out = PredictionLog(Path(args.out) / PREDICTIONS_FILE)
-    out.path.unlink(missing_ok=True)
-    for record in records:
-        example = examples[record["interaction_id"]]
-        query = Query.from_crag(example)
-        chunks = web.retrieve([query], task=args.task)[0]
-        decision = verifier.verify([Candidate(query.text, record["prediction"], tuple(c.text for c in chunks),
-                                              "web")])[0]
-        attempt = {"pathway": "web", "raw_output": record["prediction"], "candidate": record["prediction"],
-                   "chunks": [{"source": c.source, "kind": c.kind, "score": round(float(c.score), 4),
-                               "text": c.text[:300]} for c in chunks],
-                   "verifier": decision.as_trace()}
-        out.append([{**record, "prediction": decision.answer,
-                     "trace": {"source": "web", "why": decision.reason, "attempts": [attempt]}}])
-        print(f"{decision.accepted!s:5} {record['prediction'][:60]!r:64} {decision.reason[:90]}", flush=True)
-    return 0
+    return verify_saved_run(args.predictions, args.out, args.data, args.task, args.profile)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,8 @@
 """The refactor check: two runs' predictions compared question by question."""
 import json
 
-from tests.scripts.script_loader import load_script
-
-compare_runs = load_script("compare_runs")
+from evaluation.compare import compare
+from scripts.compare_runs import main
 
 
 def _run(folder, rows):
@@ -17,10 +16,10 @@ def test_identical_runs_pass_and_a_changed_answer_fails(tmp_path, capsys):
     rows = [("1", "Canberra", "web"), ("2", "i don't know", "web")]
     _run(tmp_path / "before" / "sample", rows)
     _run(tmp_path / "after" / "sample", rows)
-    assert compare_runs.main([str(tmp_path / "before"), str(tmp_path / "after")]) == 0
+    assert main([str(tmp_path / "before"), str(tmp_path / "after")]) == 0
     assert "| sample | 2 | 2 / 2 | 2 / 2 | 0 |" in capsys.readouterr().out
     _run(tmp_path / "changed" / "sample", [("1", "Canberra ", "kg"), ("2", "i don't know", "web")])
-    assert compare_runs.main([str(tmp_path / "before"), str(tmp_path / "changed")]) == 1
+    assert main([str(tmp_path / "before"), str(tmp_path / "changed")]) == 1
     out = capsys.readouterr().out
     assert "| sample | 2 | 1 / 2 | 1 / 2 | 0 |" in out and "'Canberra' -> 'Canberra '" in out and "DIFFERENT" in out
 
@@ -28,6 +27,6 @@ def test_identical_runs_pass_and_a_changed_answer_fails(tmp_path, capsys):
 def test_a_question_in_only_one_run_fails(tmp_path):
     before = _run(tmp_path / "b", [("1", "x", "web"), ("2", "y", "web")])
     after = _run(tmp_path / "a", [("1", "x", "web")])
-    result = compare_runs.compare(before, after)
+    result = compare(before, after)
     assert result["only_before"] == ["2"] and result["identical"] == 1
-    assert compare_runs.main([str(before), str(after)]) == 1
+    assert main([str(before), str(after)]) == 1

@@ -2,13 +2,11 @@
 example per template, against the bundled mock API) and prints its table and its choice."""
 import re
 
-from tests.scripts.script_loader import load_script
-
-sweep_key_match = load_script("sweep_key_match")
+from scripts.sweep_key_match import main
 
 
 def test_the_sweep_prints_a_table_and_chooses_a_threshold(capsys):
-    assert sweep_key_match.main(["--per-template", "1"]) == 0
+    assert main(["--per-template", "1"]) == 0
     out = capsys.readouterr().out
     right, wrong = map(int, re.search(r"(\d+) right-key pairs, (\d+) wrong-key pairs", out).groups())
     assert right > 20 and wrong > right  # every right key comes with up to three wrong ones of the same rows

@@ -156,8 +156,20 @@ def test_fit_script_fits_on_saved_runs_and_measures_on_held_out_ones(tmp_path, c
     assert "held out" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("argv, message", [(["--output", "g.json", "--gate", "g.json"], "not both"),
+                                           (["--output", "g.json"], "no run dirs"),
+                                           (["RUN", "--output", "g.json"], "no predictions.jsonl in ['RUN']")])
+def test_fit_script_turns_unusable_arguments_into_usage_errors(argv, message, tmp_path, capsys, monkeypatch):
+    from scripts.fit_gate import main
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+
+
 def test_collect_evaluates_each_fit_set_once_under_the_rules_gate(tmp_path, monkeypatch):
-    import scripts.fit_gate as fit_gate
+    import evaluation.gate_refit as gate_refit
 
     commands = []
 
@@ -169,13 +181,13 @@ def test_collect_evaluates_each_fit_set_once_under_the_rules_gate(tmp_path, monk
         pathlib.Path(out, "summary.json").write_text("{}")
         return type("Done", (), {"returncode": 0})()
 
-    monkeypatch.setattr(fit_gate.subprocess, "run", fake_run)
-    monkeypatch.setattr(fit_gate, "FIT_SUITES", {"a": ("data/a.jsonl", 2), "b": ("data/b.jsonl", 1)})
-    runs = fit_gate.collect(tmp_path / "fit", "cpu")
+    monkeypatch.setattr(gate_refit.subprocess, "run", fake_run)
+    monkeypatch.setattr(gate_refit, "FIT_SUITES", {"a": ("data/a.jsonl", 2), "b": ("data/b.jsonl", 1)})
+    runs = gate_refit.collect(tmp_path / "fit", "cpu")
     assert runs == [str(tmp_path / "fit" / "a"), str(tmp_path / "fit" / "b")]
     assert all("verifier.gate=rules" in c and c[c.index("--profile") + 1] == "cpu" for c in commands)
     assert [c[c.index("--task") + 1] for c in commands] == ["2", "1"]
-    fit_gate.collect(tmp_path / "fit", "cpu")  # finished sets are read, not rerun
+    gate_refit.collect(tmp_path / "fit", "cpu")  # finished sets are read, not rerun
     assert len(commands) == 2
 
 

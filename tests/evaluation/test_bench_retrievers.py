@@ -1,17 +1,13 @@
-"""scripts/bench_retrievers.py: its rows and its weight sweep, without models."""
-import sys
-from pathlib import Path
+"""evaluation/bench/retrievers.py (scripts/bench_retrievers.py): its rows and its weight sweep, without models."""
 from types import SimpleNamespace
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-
-import bench_retrievers as bench  # noqa: E402
-from models.config import load_config  # noqa: E402
-from models.types import Chunk  # noqa: E402
-from models.web.arm.retriever import ObjectScores  # noqa: E402
-from tests.web.conftest import WordGenerator  # noqa: E402
+from evaluation.bench import retrievers as bench
+from models.config import load_config
+from models.types import Chunk
+from models.web.arm.retriever import ObjectScores
+from tests.web.conftest import WordGenerator
 
 
 def test_rows_compare_both_retrievers_and_the_arm_ablations():

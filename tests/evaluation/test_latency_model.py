@@ -3,11 +3,10 @@ import json
 
 import pytest
 
+from evaluation import latency_model
 from models.config import REPO_ROOT, load_config
 from models.latency import LLMLatency
-from tests.scripts.script_loader import load_script
 
-latency_model = load_script("latency_model")
 SAMPLE = REPO_ROOT / "data" / "sample" / "crag_sample.jsonl"
 
 
