@@ -45,6 +45,7 @@ from evaluation.report import summarize, write_report
 from evaluation.normalized_judge import NormalizedJudge
 from evaluation.runner import PREDICTIONS_FILE, VERDICTS_FILE, PredictionLog, run_predictions, \
     score_official_and_normalized, write_verdicts
+from models.jsonl import read_jsonl
 from models.llm.errors import LLMError
 from models.llm.prompts import PromptError
 from models.paths import ModelNotFoundError
@@ -274,8 +275,7 @@ def explain(args: argparse.Namespace) -> int:
         return 2
     verdicts = {}
     with contextlib.suppress(FileNotFoundError):
-        with open(out_dir / VERDICTS_FILE, encoding="utf-8") as handle:
-            verdicts = {v["interaction_id"]: v for v in map(json.loads, handle)}
+        verdicts = {v["interaction_id"]: v for v in read_jsonl(out_dir / VERDICTS_FILE)}
     print(format_trace(records[0], verdicts.get(records[0]["interaction_id"])))
     return 0
 

@@ -8,20 +8,15 @@ differs or a question is in only one run).
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from evaluation.runner import PREDICTIONS_FILE as PREDICTIONS
+from models.jsonl import read_jsonl
 
 
 def load(run: Path) -> dict[str, dict]:
     """interaction_id -> prediction record of one run."""
-    records = {}
-    for line in (run / PREDICTIONS).read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            record = json.loads(line)
-            records[record["interaction_id"]] = record
-    return records
+    return {record["interaction_id"]: record for record in read_jsonl(run / PREDICTIONS)}
 
 
 def compare(before: Path, after: Path) -> dict:

@@ -20,12 +20,12 @@ from a run's traces).
 """
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Iterable, Mapping
 
 from evaluation.normalize import same_word
+from models.jsonl import read_jsonl
 from models.omni.consolidate import states_value
 
 Key = tuple[str, ...]  # the spellings of one fact; found if any spelling is
@@ -103,19 +103,14 @@ def load_key_annotations(path: str | Path) -> dict[str, list[str]]:
     Raises:
         ValueError: a line that is not such a row, with its line number.
     """
-    keys = {}
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            iid, strings = str(row["interaction_id"]), row["answer_keys"]
-            if not isinstance(strings, list) or not all(isinstance(k, str) and k.strip() for k in strings):
-                raise TypeError("answer_keys is not a list of non-empty strings")
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"{path}:{number}: not an answer-keys row: {exc}") from exc
-        keys[iid] = strings
-    return keys
+    return dict(read_jsonl(path, _key_row, what="not an answer-keys row"))
+
+
+def _key_row(row) -> tuple[str, list[str]]:
+    iid, strings = str(row["interaction_id"]), row["answer_keys"]
+    if not isinstance(strings, list) or not all(isinstance(k, str) and k.strip() for k in strings):
+        raise TypeError("answer_keys is not a list of non-empty strings")
+    return iid, strings
 
 
 def found(keys: Iterable[Key], texts: Iterable[str]) -> int:

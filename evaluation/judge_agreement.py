@@ -14,12 +14,12 @@ judge), with no trim (the rows are short), and compared with its label:
 """
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from models.jsonl import read_jsonl
 from models.paths import REPO_ROOT
 from evaluation.judge import Judge
 from evaluation.metrics import CORRECT, ScoreItem, Verdict, score_predictions
@@ -51,24 +51,22 @@ def load_labels(path: str | Path = LABELS_PATH) -> list[LabelledRow]:
     Raises:
         ValueError: a line that is not a valid row, with its line number.
     """
-    rows = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-            row = LabelledRow(data["source"], data["origin"], data["query"], data["gold"],
-                              tuple(data.get("alt_ans") or ()), data["prediction"], data["label"], data["reason"],
-                              _heldout_batch(data.get("heldout", False)))
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"{path}:{number}: not a labelled row: {exc}") from exc
-        problems = [f"{name} {value!r} not one of {allowed}" for name, value, allowed in (
-            ("source", row.source, SOURCES), ("origin", row.origin, ORIGINS), ("label", row.label, LABELS))
-            if value not in allowed] + (["no reason"] if not row.reason.strip() else [])
-        if problems:
-            raise ValueError(f"{path}:{number}: {', '.join(problems)}")
-        rows.append(row)
-    return rows
+    return read_jsonl(path, _labelled_row)
+
+
+def _labelled_row(data) -> LabelledRow:
+    try:
+        row = LabelledRow(data["source"], data["origin"], data["query"], data["gold"],
+                          tuple(data.get("alt_ans") or ()), data["prediction"], data["label"], data["reason"],
+                          _heldout_batch(data.get("heldout", False)))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"not a labelled row: {exc}") from exc
+    problems = [f"{name} {value!r} not one of {allowed}" for name, value, allowed in (
+        ("source", row.source, SOURCES), ("origin", row.origin, ORIGINS), ("label", row.label, LABELS))
+        if value not in allowed] + (["no reason"] if not row.reason.strip() else [])
+    if problems:
+        raise ValueError(", ".join(problems))
+    return row
 
 
 FIRST_HELDOUT = "first"  # what `"heldout": true` names

@@ -22,6 +22,7 @@ import yaml
 
 from models.config import REPO_ROOT, load_config
 from models.deadline import Deadline, batch_deadline_s
+from models.jsonl import read_jsonl
 from models.latency import BGE_BASE, BGE_RERANKER_V2_M3, EncoderLatency, LLMLatency
 
 DEV_QUESTIONS = 2706  # CRAG's public Task 1-2 dev set (Task 3 asks the same questions with 50 pages each)
@@ -76,8 +77,7 @@ def trace(task: int, data: str, out: Path | str = "", limit: int = 0) -> int:
 # ---------------------------------------------------------------------------------------------- projection
 def read_run(run: Path) -> tuple[dict, list[dict]]:
     manifest = json.loads((run / "latency_run.json").read_text(encoding="utf-8"))
-    rows = [json.loads(line) for line in (run / "predictions.jsonl").read_text(encoding="utf-8").splitlines()
-            if line.strip()]
+    rows = read_jsonl(run / "predictions.jsonl")
     return manifest, rows
 
 

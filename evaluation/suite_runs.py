@@ -17,6 +17,7 @@ from pathlib import Path
 
 from evaluation.runner import PREDICTIONS_FILE
 from models.config import REPO_ROOT, ConfigError, load_config, save_config
+from models.jsonl import read_jsonl
 
 
 @dataclass(frozen=True)
@@ -68,9 +69,8 @@ def save_profile(profile: str, overrides: dict, directory: Path, name: str) -> P
 def records(run_dir: Path) -> list[dict]:
     """The prediction records of a run directory; none when it has no readable predictions.jsonl."""
     try:
-        with open(run_dir / PREDICTIONS_FILE, encoding="utf-8") as fh:
-            return [json.loads(line) for line in fh if line.strip()]
-    except (OSError, json.JSONDecodeError):
+        return read_jsonl(run_dir / PREDICTIONS_FILE)
+    except (OSError, ValueError):
         return []
 
 

@@ -7,13 +7,12 @@ Any CRAG-format `.jsonl`/`.jsonl.bz2` file (or folder of them) whose rows carry 
 """
 from __future__ import annotations
 
-import bz2
-import json
 import logging
 import os
 from pathlib import Path
 from typing import Sequence
 
+from models.jsonl import numbered_rows
 from models.routing.classifier import RouterTrainingError
 from models.routing.classifier import _expand as expand_sources
 
@@ -48,25 +47,17 @@ def load_attribute_labels(sources: Sequence[str | os.PathLike]) -> tuple[list[st
     """
     texts, labels, seen, skipped = [], [], set(), 0
     for path in _files(sources):
-        opener = bz2.open if path.suffix == ".bz2" else open
-        with opener(path, "rt", encoding="utf-8") as fh:
-            for number, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise AttributeDataError(f"{path}:{number}: not a JSON line ({exc.msg})") from exc
-                query = row.get("query") if isinstance(row, dict) else None
-                label = binary_label(row.get("static_or_dynamic")) if isinstance(row, dict) else None
-                if not isinstance(query, str) or not query.strip() or label is None:
-                    skipped += 1
-                    continue
-                if query.strip().lower() in seen:
-                    continue
-                seen.add(query.strip().lower())
-                texts.append(query.strip())
-                labels.append(label)
+        for _, row in numbered_rows(path, error=AttributeDataError):
+            query = row.get("query") if isinstance(row, dict) else None
+            label = binary_label(row.get("static_or_dynamic")) if isinstance(row, dict) else None
+            if not isinstance(query, str) or not query.strip() or label is None:
+                skipped += 1
+                continue
+            if query.strip().lower() in seen:
+                continue
+            seen.add(query.strip().lower())
+            texts.append(query.strip())
+            labels.append(label)
     if skipped:
         log.warning("attribute data: skipped %d rows without a query or a static_or_dynamic label", skipped)
     if not texts:

@@ -11,11 +11,11 @@ Every program in the pool must compile for its domain: a broken example fails at
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from models.jsonl import read_jsonl
 from models.kg.apis import compile_program
 from models.kg.language.ast import format_program
 from models.kg.language.errors import KGError
@@ -49,19 +49,11 @@ class ExamplePool:
             ValueError: a line that is not a record with query/query_time/domain/program, or a program
                 that does not compile for its domain (message names the line).
         """
-        examples = []
-        with open(path, encoding="utf-8") as fh:
-            for number, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                    program = compile_program(record["program"], record["domain"])
-                    examples.append(Example(record["query"], record["query_time"], record["domain"],
-                                            format_program(program)))
-                except (KeyError, TypeError, json.JSONDecodeError, KGError) as exc:
-                    raise ValueError(f"{path}:{number}: bad KG example: {exc}") from exc
-        return cls(examples, embedder)
+        def example(record) -> Example:
+            program = compile_program(record["program"], record["domain"])
+            return Example(record["query"], record["query_time"], record["domain"], format_program(program))
+
+        return cls(read_jsonl(path, example, what="bad KG example", catch=(KGError,)), embedder)
 
     def select(self, query: str, domain: str, k: int) -> list[Example]:
         """The k examples for a query, least similar first."""

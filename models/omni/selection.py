@@ -9,7 +9,6 @@ A selector that fails engages every source: selection saves time, it must never 
 """
 from __future__ import annotations
 
-import json
 import logging
 import re
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from typing import Mapping, Protocol, Sequence
 
 import numpy as np
 
+from models.jsonl import read_jsonl
 from models.omni.config import SourceSelectionConfig
 from models.paths import resolve_repo_path
 from models.similar import embed_pool
@@ -72,23 +72,18 @@ def load_example_questions(paths: Sequence[str]) -> list[str]:
     """
     questions: list[str] = []
     for path in paths:
-        file = resolve_repo_path(path)
         try:
-            lines = file.read_text(encoding="utf-8").splitlines()
+            questions += read_jsonl(resolve_repo_path(path), _example_question)
         except OSError as exc:
             raise ValueError(f"omni.selection.examples: cannot read {path}: {exc}") from exc
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{number}: not JSON ({exc.msg})") from exc
-            text = row.get("query") or row.get("question") if isinstance(row, dict) else None
-            if not isinstance(text, str) or not text.strip():
-                raise ValueError(f"{path}:{number}: no \"query\" or \"question\" string")
-            questions.append(text.strip())
     return questions
+
+
+def _example_question(row) -> str:
+    text = row.get("query") or row.get("question") if isinstance(row, dict) else None
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError('no "query" or "question" string')
+    return text.strip()
 
 
 class EmbeddingSourceSelector:

@@ -14,8 +14,6 @@ routing costs one batched `encode` of the queries. Design decisions:
 """
 from __future__ import annotations
 
-import bz2
-import json
 import logging
 import os
 from collections import Counter
@@ -28,6 +26,7 @@ import numpy as np
 
 from models.deadline import Deadline
 from models.isolation import per_item
+from models.jsonl import numbered_rows
 from models.paths import resolve_repo_path
 from models.types import DOMAINS, Query
 
@@ -55,31 +54,19 @@ def load_labelled_queries(sources: Sequence[str | os.PathLike]) -> tuple[list[st
     """
     texts, labels, skipped = [], [], 0
     for path in _expand(sources):
-        opener = bz2.open if path.suffix == ".bz2" else open
-        with opener(path, "rt", encoding="utf-8") as fh:
-            for number, line in enumerate(fh, 1):
-                row = _json_row(line, path, number)
-                query, domain = row.get("query"), str(row.get("domain", "")).strip().lower()
-                if isinstance(query, str) and query.strip() and domain in DOMAINS:
-                    texts.append(query.strip())
-                    labels.append(domain)
-                elif row:
-                    skipped += 1
+        for _, row in numbered_rows(path, error=RouterTrainingError):
+            row = row if isinstance(row, dict) else {"query": None}
+            query, domain = row.get("query"), str(row.get("domain", "")).strip().lower()
+            if isinstance(query, str) and query.strip() and domain in DOMAINS:
+                texts.append(query.strip())
+                labels.append(domain)
+            elif row:
+                skipped += 1
     if skipped:
         log.warning("router training data: skipped %d rows without a query or a known domain", skipped)
     if not texts:
         raise RouterTrainingError(f"no labelled queries (fields 'query' and 'domain') in {list(sources)}")
     return texts, labels
-
-
-def _json_row(line: str, path: Path, number: int) -> dict:
-    if not line.strip():
-        return {}
-    try:
-        row = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise RouterTrainingError(f"{path}:{number}: not a JSON line ({exc.msg})") from exc
-    return row if isinstance(row, dict) else {"query": None}
 
 
 def _expand(sources: Sequence[str | os.PathLike]) -> list[Path]:

@@ -39,7 +39,7 @@ def test_loader_reads_files_folders_and_bz2_and_skips_unlabelled_rows(tmp_path, 
 
 
 @pytest.mark.parametrize("content, message", [
-    ('{"query": "q", "domain": "movie"}\nnot json\n', "a.jsonl:2: not a JSON line"),
+    ('{"query": "q", "domain": "movie"}\nnot json\n', "a.jsonl:2: not JSON"),
     ('{"query": "q", "domain": "unknown"}\n', "no labelled queries"),
 ])
 def test_loader_errors_are_clear(tmp_path, content, message):

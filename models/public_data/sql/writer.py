@@ -11,12 +11,12 @@
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from models.jsonl import read_jsonl
 from models.llm.constraints import DecodingConstraint
 from models.llm.generator import GenerationRequest
 from models.llm.prompts import PromptLibrary
@@ -55,16 +55,8 @@ def load_examples(path: str | Path) -> list[SQLExample]:
     Raises:
         ValueError: a line that is not such a record (the message names the line).
     """
-    examples = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-            examples.append(SQLExample(record["question"], record["domain"], record["sql"]))
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"{path}:{number}: not a question/domain/sql record ({exc})") from exc
-    return examples
+    return read_jsonl(path, lambda record: SQLExample(record["question"], record["domain"], record["sql"]),
+                      what="not a question/domain/sql record")
 
 
 def asks_aggregate(question: str) -> bool:
