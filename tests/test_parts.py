@@ -5,12 +5,11 @@ import pytest
 
 import models.assembly  # noqa: F401 - the built-in parts
 from models.config import load_config
-from models.evidence import Evidence
 from models.parts import Parts, _REGISTRY as PARTS, register_part, registered_parts
 from models.pipeline import Pipeline
-from models.sources import AnswerPlan, Descriptor, build_sources, register_source
+from models.sources import Descriptor, build_sources, register_source
 from models.sources.base import _REGISTRY as SOURCES
-from models.types import Chunk
+from tests.sources.test_registry import AlmanacSource
 from tests.test_pipeline import FakeGenerator, FakeRouter, FakeWeb, queries, reply
 
 
@@ -55,29 +54,14 @@ def test_the_built_in_parts_are_registered():
             "sources"} <= set(registered_parts())
 
 
-class GazetteerSource:
+class GazetteerSource(AlmanacSource):
     """A source that needs a part nobody else uses (its gazetteer): both are added by registration."""
 
     descriptor = Descriptor(name="gazetteer", stage="gazetteer", knows="the capital city of every country")
 
     def __init__(self, gazetteer):
-        self.gazetteer = gazetteer
-
-    def runs_in(self, task):
-        return True
-
-    def native_request(self, query, domain):
-        return None
-
-    def retrieve(self, run, asks, deadline):
-        return [Evidence("gazetteer", tuple(Chunk(f"The capital of {k.title()} is {v}.", "gazetteer", "public")
-                                            for k, v in self.gazetteer.items() if k in s.query.text)) for s, _ in asks]
-
-    def answer_plan(self, state, task):
-        return AnswerPlan("gazetteer", "answer_ctrl") if state.evidence_of("gazetteer") else None
-
-    def trace(self, state, evidence, run):
-        state.trace["gazetteer"] = list(evidence.texts)
+        super().__init__()
+        self.FACTS = {k: f"The capital of {k.title()} is {v}." for k, v in gazetteer.items()}
 
 
 @pytest.fixture()

@@ -29,14 +29,16 @@ class AlmanacSource:
 
     def retrieve(self, run, asks, deadline):
         self.asked += [s.query.text for s, _ in asks]
-        return [Evidence("almanac", tuple(Chunk(f, "almanac", "public") for k, f in self.FACTS.items()
-                                          if k in s.query.text)) for s, _ in asks]
+        name = self.descriptor.name
+        return [Evidence(name, tuple(Chunk(f, name, "public") for k, f in self.FACTS.items() if k in s.query.text))
+                for s, _ in asks]
 
     def answer_plan(self, state, task):
-        return AnswerPlan("almanac", "answer_ctrl") if state.evidence_of("almanac") else None
+        name = self.descriptor.name
+        return AnswerPlan(name, "answer_ctrl") if state.evidence_of(name) else None
 
     def trace(self, state, evidence, run):
-        state.trace["almanac"] = list(evidence.texts)
+        state.trace[self.descriptor.name] = list(evidence.texts)
 
 
 @pytest.fixture()
