@@ -8,7 +8,8 @@ Three judges share one interface, `judge(items) -> list[Judgement]` (batched, in
   prompt `prompts/judge_v3.txt`.
 - `OpenAIJudge`: any OpenAI-compatible chat endpoint (OpenAI itself, or a local vLLM server at
   `--judge-url http://localhost:8001/v1`), temperature 0, `response_format` json_object, retries on
-  connection errors and rate limits, as the V3 evaluator does.
+  connection errors, rate limits and 5xx (pauses of 1, 2, 4, ... s, at most 30 s), as the V3 evaluator does,
+  through the shared client (`models/llm/openai_client.py`).
 
 Responses are parsed as the V3 evaluator parses them: the LAST `{...}` block, `"score": <digits>` in it,
 and only 0 or 1 count; anything else is a failed call (score None), which scores as a hallucination and
@@ -19,14 +20,12 @@ from __future__ import annotations
 import logging
 import os
 import re
-import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol, Sequence
 
-import requests
-
 from models.llm.generator import GenerationRequest
+from models.llm.openai_client import OpenAIClient, RetryPolicy, env_key, request_body
 from models.llm.prompts import PromptLibrary, PromptTemplate
 
 log = logging.getLogger(__name__)
@@ -35,6 +34,7 @@ JUDGE_PROMPT = "judge_v3"
 _LAST_BLOCK = re.compile(r"\{[^{}]*\}")
 _SCORE = re.compile(r'"score"\s*:\s*(\d+)')
 _EXPLANATION = re.compile(r'"explanation"\s*:\s*"((?:[^"\\]|\\.)*)"')
+JUDGE_RETRY = RetryPolicy(retries=10, backoff_s=1.0, max_backoff_s=30.0)  # connection errors, 429 and 5xx
 
 
 @dataclass(frozen=True)
@@ -128,17 +128,15 @@ class OpenAIJudge:
     """The V3 judge prompt sent to an OpenAI-compatible `/chat/completions` endpoint."""
 
     def __init__(self, base_url: str, model: str, api_key: str | None = None, prompts: PromptLibrary | None = None,
-                 timeout_s: float = 60.0, retries: int = 10, workers: int = 8, session=None):
-        self.url = base_url.rstrip("/") + "/chat/completions"
+                 timeout_s: float = 60.0, retries: int = JUDGE_RETRY.retries, workers: int = 8, session=None):
         self.model = model
         self.name = f"openai:{model}"
         self.template = (prompts or PromptLibrary()).get(JUDGE_PROMPT)
-        self.timeout_s = timeout_s
-        self.retries = retries
         self.workers = workers  # calls are I/O bound; a local vLLM server batches concurrent requests
-        self.session = session or requests.Session()
-        key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
-        self.headers = {"Content-Type": "application/json"} | ({"Authorization": f"Bearer {key}"} if key else {})
+        self.client = OpenAIClient(base_url, api_key=env_key("OPENAI_API_KEY") if api_key is None else api_key,
+                                   timeout_s=timeout_s, retry=replace(JUDGE_RETRY, retries=retries), null_content="",
+                                   session=session, pool_size=max(1, workers))
+        self.url, self.headers = self.client.url("chat/completions"), self.client.headers
 
     def judge(self, items: Sequence[JudgeItem]) -> list[Judgement]:
         with ThreadPoolExecutor(max_workers=max(1, self.workers)) as pool:
@@ -152,20 +150,9 @@ class OpenAIJudge:
         return Judgement(*parse_judge_response(reply), judge=self.name)
 
     def _call(self, messages: tuple[dict, ...]) -> str:
-        body = {"model": self.model, "messages": list(messages), "temperature": 0.0,
-                "response_format": {"type": "json_object"}}
-        for attempt in range(self.retries + 1):
-            try:
-                response = self.session.post(self.url, json=body, headers=self.headers, timeout=self.timeout_s)
-                if response.status_code != 429 and response.status_code < 500:
-                    response.raise_for_status()
-                    return response.json()["choices"][0]["message"]["content"] or ""
-                error: Exception = RuntimeError(f"HTTP {response.status_code}: {response.text[:200]}")
-            except (requests.ConnectionError, requests.Timeout) as exc:
-                error = exc
-            if attempt < self.retries:
-                time.sleep(min(2 ** attempt, 30))  # rate limits and restarting servers need a pause
-        raise error
+        """The reply's text; raises the client's error (`ServerCallError`) when the call failed after retries."""
+        body = request_body(self.model, messages=messages, temperature=0.0, response_format={"type": "json_object"})
+        return self.client.chat(body).text
 
 
 class CachingJudge:

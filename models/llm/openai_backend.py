@@ -25,12 +25,14 @@ llama.cpp on a laptop) instead of loading it in process. This backend is the thi
   request's "" with the reason (`ItemResults.reasons`, copied into the trace), and the caller answers
   "i don't know". The call returns at the stage deadline whatever the server does: requests still in flight
   then are abandoned (their threads end at their own timeout) and answer "".
+- HTTP itself (session, headers, retries and back-off, timeouts, reading the reply) is the shared client's
+  (`models/llm/openai_client.py`); this backend builds the bodies in its dialect and turns a failed call into
+  its request's reason.
 """
 from __future__ import annotations
 
 import logging
 import os
-import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from typing import Sequence
 
@@ -44,13 +46,14 @@ from models.llm.checkpoint import resolve_checkpoint
 from models.llm.config import LLMConfig
 from models.llm.errors import BackendUnavailableError
 from models.llm.generator import Completion, GenerationRequest
+from models.llm.openai_client import HTTPError, MalformedReply, OpenAIClient, RetriesExhausted, RetryPolicy, env_key, \
+    request_body
 
 log = logging.getLogger(__name__)
 
 URL_ENV = "CRAG_LLM_URL"
 DIALECTS = ("vllm", "llamacpp")
 ENDPOINTS = ("completions", "chat")
-_RETRYABLE = (requests.ConnectionError, requests.Timeout)
 
 
 class ServedAdapters(AdapterNames):
@@ -91,19 +94,10 @@ class OpenAIGenerator(ChatBackend):
         self.missing_adapters: dict[str, str] = {}  # adapters the server lacks, answered by the base model
         self.chat = ChatFormatter(AutoTokenizer.from_pretrained(
             resolve_checkpoint(config.path, models_dir, config.cache_dir)), config.max_model_len)
-        self.session = session or self._session(server.concurrency)
-        key = os.environ.get(server.api_key_env, "") if server.api_key_env else ""
-        self.headers = {"Content-Type": "application/json"} | ({"Authorization": f"Bearer {key}"} if key else {})
+        self.client = OpenAIClient(self.base_url, api_key=env_key(server.api_key_env), timeout_s=server.timeout_s,
+                                   retry=RetryPolicy(retries=server.retries, backoff_s=server.backoff_s),
+                                   session=session, pool_size=server.concurrency)
         self._check_models()
-
-    @staticmethod
-    def _session(concurrency: int) -> requests.Session:
-        """A session whose connection pool holds every request in flight (requests keeps 10 by default)."""
-        session = requests.Session()
-        adapter = requests.adapters.HTTPAdapter(pool_maxsize=max(10, concurrency))
-        session.mount("http://", adapter)
-        session.mount("https://", adapter)
-        return session
 
     def _check_models(self) -> None:
         """The base model must be served; an adapter the server does not serve is an error with
@@ -126,26 +120,15 @@ class OpenAIGenerator(ChatBackend):
     def _served_models(self) -> set[str]:
         """The ids (and llama.cpp's aliases) `/v1/models` lists, waiting up to `startup_wait_s` for a server that
         refuses connections or answers 503 while its model loads."""
-        until = time.monotonic() + self.server.startup_wait_s
-        while True:
-            try:
-                response = self.session.get(f"{self.base_url}/models", headers=self.headers,
-                                            timeout=self.server.timeout_s)
-                if response.status_code != 503:
-                    response.raise_for_status()
-                    models = response.json().get("data", [])
-                    return {m.get("id") for m in models} | {a for m in models for a in (m.get("aliases") or ())}
-                problem: Exception = RuntimeError(f"HTTP 503: {response.text[:200]}")
-            except _RETRYABLE as exc:
-                problem = exc
-            except (requests.RequestException, ValueError, AttributeError, TypeError) as exc:
-                raise BackendUnavailableError(f"the LLM server at {self.base_url} cannot list its models ({exc})"
-                                              ) from exc
-            if time.monotonic() >= until:
-                raise BackendUnavailableError(
-                    f"the LLM server at {self.base_url} cannot list its models ({problem}); start it (python "
-                    f"scripts/serve_llamacpp.py, or vllm serve), or set ${URL_ENV} / llm.server.base_url")
-            time.sleep(0.5)
+        try:
+            return self.client.models(wait_s=self.server.startup_wait_s)
+        except RetriesExhausted as exc:
+            raise BackendUnavailableError(
+                f"the LLM server at {self.base_url} cannot list its models ({exc}); start it (python "
+                f"scripts/serve_llamacpp.py, or vllm serve), or set ${URL_ENV} / llm.server.base_url") from exc
+        except (requests.RequestException, HTTPError, MalformedReply) as exc:
+            raise BackendUnavailableError(f"the LLM server at {self.base_url} cannot list its models ({exc})"
+                                          ) from exc
 
     # ------------------------------------------------------------------ Generator protocol
     def generate(self, requests_: Sequence[GenerationRequest], *, deadline: Deadline | None = None) -> list[str]:
@@ -218,28 +201,23 @@ class OpenAIGenerator(ChatBackend):
         """The JSON body of one request; None when its prompt cannot fit the window."""
         served_by_base = request.adapter is None or request.adapter in self.missing_adapters
         model = self.server.model if served_by_base else self.adapters.get(request.adapter)
-        body = {"model": model, "max_tokens": max(1, request.max_new_tokens)}
         if self.server.endpoint == "completions":
             prompt = self.chat.fit(request.messages, request.max_new_tokens)
             if prompt is None:
                 return None
-            body["prompt"] = prompt
+            text = {"prompt": prompt}
         else:
             messages = self.chat.fit_messages(request.messages, request.max_new_tokens)
             if messages is None:
                 return None
-            body["messages"] = messages
-        if request.stop:
-            body["stop"] = list(request.stop)
+            text = {"messages": messages}
         temperature = request.temperature_under(self.config.temperature)
-        if temperature > 0:
-            body.update(temperature=temperature, top_p=self.config.top_p, seed=self.config.seed)
-        else:
-            body.update(temperature=0.0)
-        if request.logprobs:
-            body["logprobs"] = 1 if self.server.endpoint == "completions" else True
-        body.update(self._grammar(request.constraint))
-        return body
+        sampling = (dict(temperature=temperature, top_p=self.config.top_p, seed=self.config.seed) if temperature > 0
+                    else dict(temperature=0.0))
+        logprobs = (1 if self.server.endpoint == "completions" else True) if request.logprobs else None
+        return request_body(model, **text, max_tokens=max(1, request.max_new_tokens),
+                            stop=list(request.stop) or None, **sampling, logprobs=logprobs,
+                            **self._grammar(request.constraint))
 
     def _grammar(self, constraint) -> dict:
         if constraint is None:
@@ -255,53 +233,13 @@ class OpenAIGenerator(ChatBackend):
 
     def _call(self, body: dict, deadline: Deadline) -> tuple[Completion, ...]:
         """Every completion of one body's reply; raises CallFailed with the reason."""
-        url = f"{self.base_url}/{'completions' if self.server.endpoint == 'completions' else 'chat/completions'}"
-        pause = self.server.backoff_s
-        error = "not sent: the stage deadline had passed"
-        for attempt in range(self.server.retries + 1):
-            left = deadline.remaining()
-            if left <= 0:
-                break
-            try:
-                response = self.session.post(url, json=body, headers=self.headers,
-                                             timeout=min(self.server.timeout_s, left))
-            except _RETRYABLE as exc:
-                error = f"{type(exc).__name__}: {exc}"
-            else:
-                if response.status_code == 429 or response.status_code >= 500:
-                    error = f"HTTP {response.status_code}: {response.text[:200]}"
-                elif response.status_code >= 400:
-                    raise CallFailed(f"HTTP {response.status_code} for model {body['model']!r}: "
-                                     f"{response.text[:200]}")
-                else:
-                    return self._completions(response)
-            if attempt < self.server.retries and deadline.remaining() > pause:
-                time.sleep(pause)  # a restarting or overloaded server needs a pause
-                pause *= 2
-        raise CallFailed(f"server call failed after retries: {error}")
-
-    def _completions(self, response) -> tuple[Completion, ...]:
         try:
-            choices = sorted(response.json()["choices"], key=lambda c: c.get("index", 0))
-            texts = [c["text"] if self.server.endpoint == "completions" else c["message"]["content"] for c in choices]
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-            raise CallFailed(f"malformed reply ({type(exc).__name__}: {exc}): {response.text[:200]}") from None
-        if not texts or not all(isinstance(t, str) for t in texts):
-            raise CallFailed("malformed reply: no completion text" if not texts else
-                             f"malformed reply: a completion is {type(next(t for t in texts if not isinstance(t, str))).__name__}, not text")
-        return tuple(Completion(text, self._logprobs(choice)) for text, choice in zip(texts, choices))
-
-    def _logprobs(self, choice: dict) -> tuple[float, ...]:
-        """The chosen tokens' log-probabilities of one choice (completions: `logprobs.token_logprobs`; chat:
-        `logprobs.content[].logprob`); () when absent or unreadable."""
-        found = choice.get("logprobs") if isinstance(choice, dict) else None
-        try:
-            if not found:
-                return ()
-            if self.server.endpoint == "completions":
-                values = found["token_logprobs"]
-            else:
-                values = [token["logprob"] for token in found["content"]]
-            return tuple(float(v) for v in values if v is not None)
-        except (KeyError, TypeError, ValueError):
-            return ()
+            reply = self.client.create(self.server.endpoint, body, deadline=deadline)
+        except HTTPError as exc:
+            raise CallFailed(f"HTTP {exc.status} for model {body['model']!r}: {exc.text}") from None
+        except MalformedReply as exc:
+            raise CallFailed(str(exc)) from None
+        except RetriesExhausted as exc:
+            raise CallFailed(f"server call failed after retries: "
+                             f"{exc.last or 'not sent: the stage deadline had passed'}") from None
+        return tuple(Completion(choice.text, choice.logprobs) for choice in reply.choices)

@@ -80,7 +80,7 @@ class FakeSession:
 
 
 def test_openai_judge_retries_connection_errors_and_rate_limits(monkeypatch):
-    monkeypatch.setattr("evaluation.judge.time.sleep", lambda s: None)
+    monkeypatch.setattr("models.llm.openai_client.time.sleep", lambda s: None)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     session = FakeSession([requests.ConnectionError("refused"), FakeResponse(429),
                            FakeResponse(200, '{"score": 1, "explanation": "same"}')])
@@ -94,7 +94,7 @@ def test_openai_judge_retries_connection_errors_and_rate_limits(monkeypatch):
 
 
 def test_openai_judge_gives_up_as_a_failed_call(monkeypatch):
-    monkeypatch.setattr("evaluation.judge.time.sleep", lambda s: None)
+    monkeypatch.setattr("models.llm.openai_client.time.sleep", lambda s: None)
     bad_request = OpenAIJudge("http://x/v1", "m", api_key="k", session=FakeSession([FakeResponse(400)]))
     [judgement] = bad_request.judge([ITEM])
     assert judgement.score is None and "HTTPError" in judgement.explanation

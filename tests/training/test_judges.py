@@ -111,7 +111,7 @@ class _Session:
 def test_endpoint_retries_server_errors_and_gives_up_on_client_errors(monkeypatch, scripted):
     from models.llm.generator import GenerationRequest
 
-    monkeypatch.setattr("training.endpoint.time.sleep", lambda s: None)
+    monkeypatch.setattr("models.llm.openai_client.time.sleep", lambda s: None)
     ok = _Response(200, {"choices": [{"message": {"content": "{\"Accuracy\": \"True\"}"}}]})
     session = _Session([_Response(503, text="busy"), ok, _Response(401, text="bad key")])
     endpoint = ChatEndpoint("http://localhost:8001/v1/", "judge-model", api_key="", retries=2, workers=1,
