@@ -16,7 +16,8 @@ Design decisions:
   `data/kg_fixture/` into `.cache/bundled_kg/`; that is the default for Task 2/3 runs of `local_evaluation.py`,
   which starts the server with `running_server()` when $CRAG_MOCK_API_URL is unset.
 - `running_server` binds the socket itself (port 0 = a free port, known before uvicorn starts), runs uvicorn
-  in a daemon thread and returns only once `GET /` answers, so callers never race the start-up.
+  in a daemon thread and returns only once `GET /` answers, so callers never race the start-up. `serve` runs it in
+  the foreground until interrupted (scripts/serve_mock_api.py).
 """
 from __future__ import annotations
 
@@ -75,6 +76,12 @@ def create_app(kg_dir: str | os.PathLike | None = None) -> FastAPI:
         add_routes(app, domain.routes())
     app.state.kg_dir = kg_dir
     return app
+
+
+def serve(kg_dir: str | os.PathLike | None = None, host: str = "127.0.0.1", port: int = 8000,
+          log_level: str = "info") -> None:
+    """Serves a KG (as in `create_app`) with uvicorn in the foreground until interrupted."""
+    uvicorn.run(create_app(kg_dir), host=host, port=port, log_level=log_level)
 
 
 @contextmanager

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 
-
 from mock_api.bundled_kg import SOURCE_DIR, build
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import logging
 
-
 from models.public_data.database import build_database
 
 

@@ -12,8 +12,6 @@ from __future__ import annotations
 import argparse
 import logging
 
-
-
 from models.config import parse_override
 from training.make_adapters import Settings, make_adapters
 

@@ -18,13 +18,8 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from collections import Counter
-from pathlib import Path
 
-from training.api_templates import SPLITS, FixtureKG, cap_per_template, generate, write_examples
-from training.template_data import (  # noqa: F401  (kg_pathway, validate: this script's API before the library)
-    kg_pathway, read_extra, split_for_pool, validate, write_sft,
-)
+from training.template_data import make_api_data
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -49,28 +44,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--allow-failures", action="store_true", help="drop failing examples instead of failing")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-
-    from mock_api.server import running_server
-
-    examples = generate(FixtureKG.load(), seed=args.seed)
-    with running_server() as url:
-        kg = kg_pathway(args.profile, url, args.icl_k, args.api_prompt)
-        kept, failures = validate(examples, kg)
-        for example, score in failures:
-            print(f"FAIL {example.id}: {example.program!r} -> {list(score.answer)} {score.error} "
-                  f"(expected {list(example.expected)})")
-        splits = split_for_pool(kept, kg, seed=args.seed)
-        out = Path(args.out)
-        for name in SPLITS:
-            count = write_examples(splits[name], out / f"{name}.jsonl")
-            domains = Counter(e.domain for e in splits[name])
-            print(f"{name}: {count} examples, {len({e.template for e in splits[name]})} templates, "
-                  f"{len({x for e in splits[name] for x in e.entities})} entities {dict(sorted(domains.items()))}")
-        if args.sft:
-            write_sft(cap_per_template(splits["train"], args.max_per_template, args.seed), kg,
-                      out / "train.sft.jsonl", extra=read_extra(args.extra))
-    print(f"{len(kept)} of {len(examples)} target programs give their expected answer")
-    return 1 if failures and not args.allow_failures else 0
+    return make_api_data(args.out, args.seed, args.profile, args.sft, args.icl_k, args.api_prompt, args.extra,
+                         args.max_per_template, args.allow_failures)
 
 
 if __name__ == "__main__":

@@ -12,24 +12,9 @@ command line. The output is deterministic for a seed, so `--check` compares byte
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from collections import Counter
-from pathlib import Path
 
-
-from training.api_templates import FixtureKG
-from training.gate_web_questions import DEFAULT_OUT, gate_questions, reported_questions, to_jsonl
-
-REPO = Path(__file__).resolve().parents[1]
-REPORTED = ("data/sample/crag_sample.jsonl", "data/sample/crag_sample_task3.jsonl",
-            "data/acceptance/kg_unseen.jsonl")  # the gate is reported on these: never fitted on their questions
-
-
-def build(seed: int = 0, per_template: int = 2) -> str:
-    """The JSONL text of the gate's questions (what `--check` compares with the committed file)."""
-    return to_jsonl(gate_questions(FixtureKG.load(), seed=seed, per_template=per_template,
-                                   exclude=reported_questions(REPO / p for p in REPORTED)))
+from training.gate_web_questions import DEFAULT_OUT, REPO, make_gate_web_questions
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,21 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-template", type=int, default=2, metavar="N", help="questions per template at most")
     parser.add_argument("--check", action="store_true", help="compare with --out instead of writing it")
     args = parser.parse_args(argv)
-
-    text = build(args.seed, args.per_template)
-    out = Path(args.out)
-    if args.check:
-        same = out.exists() and out.read_bytes() == text.encode("utf-8")
-        print(f"{out}: {'up to date' if same else 'differs from a fresh build (run scripts/make_gate_web_questions.py)'}")
-        return 0 if same else 1
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
-    records = [json.loads(line) for line in text.splitlines()]
-    cases = Counter((r["gate_case"], r["domain"]) for r in records)
-    print(f"{len(records)} questions, {len(text.encode('utf-8'))} bytes written to {out}")
-    for case in ("stated", "absent", "conflict"):
-        print(f"  {case}: " + ", ".join(f"{d} {n}" for (c, d), n in sorted(cases.items()) if c == case))
-    return 0
+    return make_gate_web_questions(args.out, args.seed, args.per_template, args.check)
 
 
 if __name__ == "__main__":

@@ -12,10 +12,7 @@ import argparse
 import logging
 import os
 
-
-import uvicorn
-
-from mock_api.server import create_app
+from mock_api.server import serve
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -28,7 +25,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--log-level", default="info")
     args = parser.parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s: %(message)s")
-    uvicorn.run(create_app(args.kg_dir), host=args.host, port=args.port, log_level=args.log_level)
+    serve(args.kg_dir, args.host, args.port, args.log_level)
 
 
 if __name__ == "__main__":

@@ -13,15 +13,9 @@ from __future__ import annotations
 
 import argparse
 import logging
-from collections import Counter
 
-
-from models.config import load_config
-from models.embedder import Embedder
-from models.paths import resolve_repo_path
-from models.routing.classifier import (
-    ESTIMATORS, DomainClassifier, compare_estimators, load_labelled_queries,
-)
+from models.routing.classifier import ESTIMATORS
+from training.router import train_router
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -34,24 +28,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--eval", nargs="*", default=(), help="labelled files to score the trained router on")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-
-    config = load_config(args.profile)
-    routing = config.routing
-    embedder = Embedder.from_config(config.embedder, config.models_dir)
-    texts, labels = load_labelled_queries(args.data or routing.training_data)
-    print(f"training queries: {len(texts)} {dict(sorted(Counter(labels).items()))}")
-    if args.compare:
-        for name, score in compare_estimators(texts, labels, embedder).items():
-            print(f"  {name:7s} 5x5-fold accuracy {score:.3f}")
-    estimator = args.estimator or routing.estimator
-    classifier = DomainClassifier.fit(texts, labels, embedder, estimator)
-    out = resolve_repo_path(args.out or routing.classifier_path)
-    classifier.save(out)
-    print(f"saved {estimator} router to {out}")
-    for path in args.eval:
-        eval_texts, eval_labels = load_labelled_queries([path])
-        print(f"  accuracy on {path}: {classifier.accuracy(eval_texts, eval_labels, embedder):.3f} "
-              f"({len(eval_texts)} queries)")
+    train_router(args.profile, args.data, args.out, args.estimator, args.compare, args.eval)
 
 
 if __name__ == "__main__":

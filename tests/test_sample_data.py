@@ -1,4 +1,5 @@
-"""Checks the shipped sample dataset (data/sample/*.jsonl) and its generator scripts/make_sample.py.
+"""Checks the shipped sample dataset (data/sample/*.jsonl) and its generator (evaluation/sample_data.py, run as
+scripts/make_sample.py).
 
 The sample is what `python local_evaluation.py` runs by default, so these tests guard both the CRAG schema
 (every key and type a loader or the grader relies on) and the properties that make the sample useful for
@@ -10,8 +11,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-import sys
 import uuid
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -19,11 +18,12 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
+from scripts.make_sample import main as make_sample_main
+
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = REPO / "data" / "sample"
 TASK1 = SAMPLE_DIR / "crag_sample.jsonl"
 TASK3 = SAMPLE_DIR / "crag_sample_task3.jsonl"
-SCRIPT = REPO / "scripts" / "make_sample.py"
 
 ROW_TYPES = {"interaction_id": str, "query_time": str, "domain": str, "question_type": str,
              "static_or_dynamic": str, "query": str, "answer": str, "alt_ans": list, "split": int,
@@ -192,30 +192,32 @@ def test_sample_stays_small():
 
 # ------------------------------------------------------------------------------------------------- generator
 
-def _run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=120)
+def _run(capsys, *args: str) -> tuple[int, str]:
+    """scripts/make_sample.py's exit status and its stderr."""
+    status = make_sample_main(list(args))
+    return status, capsys.readouterr().err
 
 
-def test_generator_reproduces_the_committed_files_byte_for_byte():
-    result = _run("--check")
-    assert result.returncode == 0, result.stderr
+def test_generator_reproduces_the_committed_files_byte_for_byte(capsys):
+    status, err = _run(capsys, "--check")
+    assert status == 0, err
 
 
-def test_check_fails_on_a_stale_file(tmp_path):
-    assert _run("--out-dir", str(tmp_path)).returncode == 0
+def test_check_fails_on_a_stale_file(tmp_path, capsys):
+    assert _run(capsys, "--out-dir", str(tmp_path))[0] == 0
     assert (tmp_path / TASK1.name).read_bytes() == TASK1.read_bytes()
     with (tmp_path / TASK3.name).open("a", encoding="utf-8") as f:
         f.write("\n")
-    result = _run("--check", "--out-dir", str(tmp_path))
-    assert result.returncode == 1 and TASK3.name in result.stderr
+    status, err = _run(capsys, "--check", "--out-dir", str(tmp_path))
+    assert status == 1 and TASK3.name in err
 
 
-def test_generator_rejects_an_unquoted_date_answer(tmp_path):
+def test_generator_rejects_an_unquoted_date_answer(tmp_path, capsys):
     source = tmp_path / "source"
     shutil.copytree(SAMPLE_DIR / "source", source)
     movie = source / "movie.yaml"
     movie.write_text(movie.read_text(encoding="utf-8").replace('answer: "2010-07-15"', "answer: 2010-07-15"),
                      encoding="utf-8")
-    result = _run("--check", "--source", str(source), "--out-dir", str(tmp_path))
-    assert result.returncode == 2
-    assert "m1.answer: expected a quoted string, got date" in result.stderr
+    status, err = _run(capsys, "--check", "--source", str(source), "--out-dir", str(tmp_path))
+    assert status == 2
+    assert "m1.answer: expected a quoted string, got date" in err

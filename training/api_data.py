@@ -5,15 +5,17 @@ One JSON object per line:
     {"id": "seed-movie-03", "query": "...", "query_time": "03/01/2024, 10:00:00 PT", "domain": "movie",
      "program": "get_movie(\\"inception\\")[\\"release_date\\"]", "source": "seed", "result": ["..."] | null}
 
-    python -m training.api_data validate data/kg/api_train_seed.jsonl [--execute --write FILE]
-    python -m training.api_data to-sft data/kg/api_train_seed.jsonl outputs/api_boot.jsonl --out outputs/sft/api.jsonl
+    validate_files(["data/kg/api_train_seed.jsonl"], execute=True, write="FILE")   # every target must compile
+    to_sft_file(["data/kg/api_train_seed.jsonl", "outputs/api_boot.jsonl"], "outputs/sft/api.jsonl")
+
+(the command line: scripts/api_data.py validate|to-sft)
 
 Design decisions:
 - Every target must compile for its domain with the project's own parser and signatures
   (`models.kg.apis.compile_program`); it is stored in canonical form (`format_program`), the form the
   constrained decoder generates, so the adapter never learns a spelling the grammar would refuse.
   A target that does not compile is an `APIDataError` naming the example, line and the parser's caret.
-- `--execute` runs each program through `KGPathway.evidence` against the configured mock API (`kg.api_url`
+- `execute` (`--execute`) runs each program through `KGPathway.evidence` against the configured mock API (`kg.api_url`
   or `$CRAG_MOCK_API_URL`) and stores the verbalised facts in `result`: a reviewer sees at a glance which
   targets find nothing.
 - SFT records use the exact request the pipeline sends (`KGPathway.api_request`: the domain prompt plus
@@ -26,7 +28,6 @@ Design decisions:
 """
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 from dataclasses import asdict, dataclass, replace
@@ -149,7 +150,7 @@ def to_sft_records(examples: Iterable[APIExample], kg, pool_queries: Iterable[st
                         {"domain": example.domain, "query": example.query})
 
 
-# ---------------------------------------------------------------------------------------------- CLI
+# ---------------------------------------------------------------------------------------------- files
 def _kg_pathway(profile: str | None):
     from models.config import load_config
     from models.embedder import Embedder
@@ -159,38 +160,34 @@ def _kg_pathway(profile: str | None):
     return KGPathway.from_config(config.kg, embedder=Embedder.from_config(config.embedder, config.models_dir))
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    commands = parser.add_subparsers(dest="command", required=True)
-    check = commands.add_parser("validate", help="check every target compiles (and optionally run it)")
-    check.add_argument("files", nargs="+")
-    check.add_argument("--execute", action="store_true", help="run each program against the mock API")
-    check.add_argument("--write", default=None, help="write the canonical (and executed) examples here")
-    sft = commands.add_parser("to-sft", help="chat records for the api_generation adapter")
-    sft.add_argument("files", nargs="+")
-    sft.add_argument("--out", required=True)
-    for command in (check, sft):
-        command.add_argument("--profile", default=None, help="default $CRAG_PROFILE (cpu)")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-
-    examples = [e for path in args.files for e in load_api_examples(path)]
+def load_files(files: Sequence[str | Path]) -> list[APIExample]:
+    """Every example of `files` (each target compiled: raises APIDataError otherwise); prints their count by domain."""
+    examples = [e for path in files for e in load_api_examples(path)]
     by_domain = {d: sum(e.domain == d for e in examples) for d in DOMAINS}
     print(f"{len(examples)} examples, every target compiles: {by_domain}")
-    if args.command == "validate":
-        if args.execute:
-            examples = list(execute_examples(examples, _kg_pathway(args.profile)))
-            print(f"{sum(bool(e.result) for e in examples)} of {len(examples)} programs found facts")
-        if args.write:
-            write_api_examples(examples, args.write)
-        return
-    kg = _kg_pathway(args.profile)
+    return examples
+
+
+def validate_files(files: Sequence[str | Path], execute: bool = False, write: str | Path | None = None,
+                   profile: str | None = None) -> list[APIExample]:
+    """`load_files`; with `execute`, each program run against the profile's mock API (its facts stored in `result`);
+    with `write`, the canonical (and executed) examples written there."""
+    examples = load_files(files)
+    if execute:
+        examples = list(execute_examples(examples, _kg_pathway(profile)))
+        print(f"{sum(bool(e.result) for e in examples)} of {len(examples)} programs found facts")
+    if write:
+        write_api_examples(examples, write)
+    return examples
+
+
+def to_sft_file(files: Sequence[str | Path], out: str | Path, profile: str | None = None) -> list[SFTRecord]:
+    """`load_files`, then their SFT records for the api_generation adapter (the profile's requests; examples whose
+    query is in the in-context pool left out) written to `out`."""
+    examples = load_files(files)
+    kg = _kg_pathway(profile)
     records = list(to_sft_records(examples, kg, (e.query for e in kg.pool.examples)))
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text("".join(r.to_json() + "\n" for r in records), encoding="utf-8")
-    print(f"{len(records)} SFT records written to {args.out}")
-
-
-if __name__ == "__main__":
-    main()
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text("".join(r.to_json() + "\n" for r in records), encoding="utf-8")
+    print(f"{len(records)} SFT records written to {out}")
+    return records

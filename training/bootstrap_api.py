@@ -1,7 +1,9 @@
 """Bootstraps API-generation targets for CRAG questions with a strong model behind an OpenAI-compatible endpoint.
 
-    python -m training.bootstrap_api --data crag_task_1_and_2_dev_v4.jsonl.bz2 --split 0 \
-        --out outputs/api/bootstrap.jsonl --url https://api.openai.com/v1 --model gpt-4o [--execute]
+    counts = bootstrap(examples, kg, ChatEndpoint(url, model), model, "outputs/api/bootstrap.jsonl")
+    counts = bootstrap_file(data, "outputs/api/bootstrap.jsonl", url, model, split="0")   # as the command line does
+
+(the command line: scripts/bootstrap_api.py)
 
 db3 wrote a first version of its API targets with GPT-4 and the API-generation prompt, then fixed them by
 hand. Here the strong model gets exactly the request the pipeline builds (`KGPathway.api_request`: the domain
@@ -14,13 +16,12 @@ program also runs against the mock API and its facts are stored (`result`). The 
 """
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 from dataclasses import replace
 from itertools import islice
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable
 
 from models.kg.pathway import clean_program
 from training.api_data import APIDataError, APIExample, execute_examples, validate
@@ -88,7 +89,11 @@ def _as_api_example(example: dict, reply: str, model_name: str) -> APIExample:
     return replace(validate(raw), result=None)
 
 
-def main(argv: Sequence[str] | None = None) -> dict:
+def bootstrap_file(data: str | Path, out: str | Path, url: str, model: str, split: str = "all",
+                   limit: int | None = None, execute: bool = False, profile: str | None = None) -> dict:
+    """`bootstrap` of the CRAG file `data` (one split, the first `limit` questions) with the model `model` behind the
+    OpenAI-compatible endpoint `url`, the requests the profile's KG pathway builds; prints the counts and returns
+    them."""
     from models.config import load_config
     from evaluation.data import load_examples
     from models.embedder import Embedder
@@ -96,27 +101,10 @@ def main(argv: Sequence[str] | None = None) -> dict:
     from training.build_sft_data import select_split
     from training.endpoint import ChatEndpoint
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", required=True, help="CRAG file (any format evaluation.data reads)")
-    parser.add_argument("--out", required=True, help="API-data .jsonl (appended; resumable)")
-    parser.add_argument("--url", required=True, help="OpenAI-compatible base URL, e.g. http://localhost:8001/v1")
-    parser.add_argument("--model", required=True, help="the endpoint's model name")
-    parser.add_argument("--split", choices=("all", "0", "1"), default="all")
-    parser.add_argument("--limit", type=int, default=None)
-    parser.add_argument("--execute", action="store_true", help="run kept programs against the mock API")
-    parser.add_argument("--profile", default=None, help="default $CRAG_PROFILE (cpu)")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-
-    config = load_config(args.profile)
+    config = load_config(profile)
     kg = KGPathway.from_config(config.kg, embedder=Embedder.from_config(config.embedder, config.models_dir))
-    examples = islice(select_split(load_examples(args.data), args.split), args.limit)
-    counts = bootstrap(examples, kg, ChatEndpoint(args.url, args.model), args.model, args.out, execute=args.execute)
-    print(f"kept {counts['kept']}, rejected {counts['rejected']} (see {rejected_path(args.out)}), "
+    examples = islice(select_split(load_examples(data), split), limit)
+    counts = bootstrap(examples, kg, ChatEndpoint(url, model), model, out, execute=execute)
+    print(f"kept {counts['kept']}, rejected {counts['rejected']} (see {rejected_path(out)}), "
           f"no request {counts['no_request']}")
     return counts
-
-
-if __name__ == "__main__":
-    main()

@@ -1,14 +1,14 @@
 """Builds the SFT dataset of an answer adapter from a CRAG file (db3 §2.4; rules in `training/labels.py`).
 
-    python -m training.build_sft_data --data data/sample/crag_sample.jsonl --out outputs/sft/web_answer.jsonl
-    python -m training.build_sft_data --data crag_task_1_and_2_dev_v4.jsonl.bz2 --split 0 --adapter kg_answer \
-        --out outputs/sft/kg_answer.jsonl --judge llm --judge-url http://localhost:8001/v1 --judge-model llama-3-70b
+    summary = label_file(LabelSettings(data="data/sample/crag_sample.jsonl", out="outputs/sft/web_answer.jsonl"))
 
-Pieces, all from the profile (`--profile`, default `$CRAG_PROFILE`): the generator answers with p_basic
-and, with `--judge llm` and no `--judge-url`, also judges; the context comes from the web pathway
-(`--adapter web_answer`) or the KG pathway (`--adapter kg_answer`, needs the mock API: `CRAG_MOCK_API_URL`
-or `kg.api_url`). `--judge rules` needs no LLM (see `training/judges.py` for what it decides and why it
-is safe); `--judge llm --judge-url URL` sends p_check_gt and p_context to an OpenAI-compatible endpoint.
+`LabelSettings` holds what the command line (scripts/build_sft_data.py) sets, under the same names.
+
+Pieces, all from the profile (`profile`, default `$CRAG_PROFILE`): the generator answers with p_basic
+and, with `judge="llm"` and no `judge_url`, also judges; the context comes from the web pathway
+(`adapter="web_answer"`) or the KG pathway (`adapter="kg_answer"`, needs the mock API: `CRAG_MOCK_API_URL`
+or `kg.api_url`). `judge="rules"` needs no LLM (see `training/judges.py` for what it decides and why it
+is safe); `judge="llm"` with a `judge_url` sends p_check_gt and p_context to an OpenAI-compatible endpoint.
 
 Output: the chat-format JSONL (`training/sft_data.py`), its `.skipped.jsonl` sidecar, and
 `<name>.summary.json` with the label counts by reason, also printed as a table. Rerunning the same command
@@ -16,13 +16,13 @@ resumes: ids already labelled (or skipped for good) are not asked again.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 from collections import Counter
+from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Iterator
 
 from models.types import IDK, INVALID
 from training.labels import RETRYABLE, LabelBuilder
@@ -96,29 +96,27 @@ def select_split(examples: Iterable[dict], split: str) -> Iterator[dict]:
 
 
 # ---------------------------------------------------------------------------------------------- wiring
-def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", required=True, help="CRAG file: .jsonl, .jsonl.bz2, Task-3 tar or directory")
-    parser.add_argument("--out", required=True, help="SFT .jsonl to write (appended; resumable)")
-    parser.add_argument("--adapter", choices=ADAPTERS, default="web_answer", help="whose context and prompt")
-    parser.add_argument("--split", choices=("all", "0", "1"), default="all")
-    parser.add_argument("--limit", type=int, default=None, help="first N examples of the split only")
-    parser.add_argument("--profile", default=None, help="default $CRAG_PROFILE (cpu)")
-    parser.add_argument("--judge", choices=("rules", "llm"), default="rules")
-    parser.add_argument("--judge-url", default=None, help="OpenAI-compatible base URL for --judge llm")
-    parser.add_argument("--judge-model", default="gpt-4-0125-preview")
-    parser.add_argument("--retries", type=int, default=2, help="extra attempts for a judge reply without a verdict")
-    parser.add_argument("--batch-size", type=int, default=8)
-    parser.add_argument("--context-max-tokens", type=int, default=None,
-                        help="context budget in tokens (default: the profile's web.context_max_tokens)")
-    parser.add_argument("--predict-prompt", default="answer_basic", help="p_basic: the prompt that is judged")
-    parser.add_argument("--train-prompt", default=None,
-                        help="prompt of the records (default: the profile's answer prompt for the adapter)")
-    return parser.parse_args(argv)
+@dataclass(frozen=True)
+class LabelSettings:
+    """One labelling run (the command line's arguments, same names and defaults)."""
+
+    data: str  # CRAG file: .jsonl, .jsonl.bz2, Task-3 tar or directory
+    out: str  # SFT .jsonl to write (appended; resumable)
+    adapter: str = "web_answer"  # whose context and prompt: one of ADAPTERS
+    split: str = "all"  # all | 0 | 1
+    limit: int | None = None  # first N examples of the split only
+    profile: str | None = None  # default $CRAG_PROFILE (cpu)
+    judge: str = "rules"  # rules | llm
+    judge_url: str | None = None  # OpenAI-compatible base URL for judge llm
+    judge_model: str = "gpt-4-0125-preview"
+    retries: int = 2  # extra attempts for a judge reply without a verdict
+    batch_size: int = 8
+    context_max_tokens: int | None = None  # context budget in tokens (None: the profile's web.context_max_tokens)
+    predict_prompt: str = "answer_basic"  # p_basic: the prompt that is judged
+    train_prompt: str | None = None  # prompt of the records (None: the profile's answer prompt for the adapter)
 
 
-def make_builder(args: argparse.Namespace, config, generator=None, embedder=None) -> LabelBuilder:
+def make_builder(args: LabelSettings, config, generator=None, embedder=None) -> LabelBuilder:
     """Assembles the label builder for `args` from the profile `config`; `generator` and `embedder`, when given,
     are used instead of loading the profile's (one copy of the model serves several builders)."""
     from models.embedder import Embedder
@@ -153,12 +151,12 @@ def make_builder(args: argparse.Namespace, config, generator=None, embedder=None
                         word_limit=config.pipeline.answer_word_limit)
 
 
-def main(argv: Sequence[str] | None = None) -> dict:
+def label_file(args: LabelSettings) -> dict:
+    """Labels the examples of `args.data` not yet in `args.out` (appended; resumable), writes
+    `<name>.summary.json` and prints its table; returns the summary."""
     from models.config import load_config
     from evaluation.data import load_examples
 
-    args = _parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     config = load_config(args.profile)
     builder = make_builder(args, config)
     examples = islice(select_split(load_examples(args.data), args.split), args.limit)
@@ -169,7 +167,3 @@ def main(argv: Sequence[str] | None = None) -> dict:
     out.with_name(out.name.removesuffix(".jsonl") + ".summary.json").write_text(json.dumps(summary, indent=1))
     print(format_summary(summary))
     return summary
-
-
-if __name__ == "__main__":
-    main()

@@ -2,6 +2,7 @@
 
     questions = gate_questions(FixtureKG.load(), seed=0)      # 250-400 CRAG-format records, three cases
     write_gate_data(questions, "data/gate/gate_questions.jsonl")
+    make_gate_web_questions(check=True)                       # the committed file is a fresh build (0) or not (1)
 
 The gate is a logistic regression over each candidate answer's trace features; it needs answers that are right
 and answers that are wrong, read off web pages. The acceptance sets have no pages, and the sets the gate is
@@ -27,7 +28,8 @@ Design decisions:
 - The gold `answer` is lower case (as `data/acceptance/kg_wordings.jsonl` writes it); `alt_ans` holds other
   spellings (a date in words, a number with thousands separators, a list joined with "and").
 - All randomness is `random.Random` seeded from `seed` and the question's own key, output keys are in a fixed
-  order and nothing depends on time or the machine, so a rebuild is byte-identical (`--check`).
+  order and nothing depends on time or the machine, so a rebuild is byte-identical (`check`, the command line's
+  `--check`: scripts/make_gate_web_questions.py).
 - Page chrome (site names, navigation, footers) holds no digits, so a number answer of an "absent" question cannot
   appear in it by accident; the domains are `example.*` names, never real sites.
 """
@@ -37,6 +39,7 @@ import html
 import json
 import random
 import re
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -50,6 +53,9 @@ PAGES = 5  # search_results per question (Tasks 1/2)
 MAX_ITEMS = 3  # longer list answers are skipped: a gate example should have one checkable answer
 MAX_ANSWER_CHARS = 60
 DEFAULT_OUT = "data/gate/gate_questions.jsonl"
+REPO = Path(__file__).resolve().parents[1]
+REPORTED = ("data/sample/crag_sample.jsonl", "data/sample/crag_sample_task3.jsonl",
+            "data/acceptance/kg_unseen.jsonl")  # the gate is reported on these: never fitted on their questions
 _SPLIT_ORDER = ("heldout_entities", "heldout_templates", "train")  # preference when picking questions
 
 # Slot keys in the order a subject names them; start/end are the month's bounds, already named by "month".
@@ -592,3 +598,29 @@ def reported_questions(paths: Iterable[str | Path]) -> set[str]:
             if line.strip():
                 out.add(json.loads(line)["query"].strip().lower())
     return out
+
+
+def build(seed: int = 0, per_template: int = 2) -> str:
+    """The JSONL text of the gate's questions (what `--check` compares with the committed file)."""
+    return to_jsonl(gate_questions(FixtureKG.load(), seed=seed, per_template=per_template,
+                                   exclude=reported_questions(REPO / p for p in REPORTED)))
+
+
+def make_gate_web_questions(out: str | Path = REPO / DEFAULT_OUT, seed: int = 0, per_template: int = 2,
+                            check: bool = False) -> int:
+    """Builds the questions and writes them to `out`, printing the counts by case and domain; with `check`, compares
+    them with `out` instead. Returns the exit status: 1 when `check` finds `out` differs, else 0."""
+    text = build(seed, per_template)
+    out = Path(out)
+    if check:
+        same = out.exists() and out.read_bytes() == text.encode("utf-8")
+        print(f"{out}: {'up to date' if same else 'differs from a fresh build (run scripts/make_gate_web_questions.py)'}")
+        return 0 if same else 1
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    records = [json.loads(line) for line in text.splitlines()]
+    cases = Counter((r["gate_case"], r["domain"]) for r in records)
+    print(f"{len(records)} questions, {len(text.encode('utf-8'))} bytes written to {out}")
+    for case in ("stated", "absent", "conflict"):
+        print(f"  {case}: " + ", ".join(f"{d} {n}" for (c, d), n in sorted(cases.items()) if c == case))
+    return 0

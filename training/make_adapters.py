@@ -342,9 +342,8 @@ class AdapterMaker:
             from training.labels import RETRYABLE
             from training.sft_data import SFTWriter
 
-            args = build_sft_data._parse_args(["--data", self.settings.data, "--out", str(out), "--adapter", adapter,
-                                               "--judge", self.settings.judge,
-                                               "--batch-size", str(self.settings.batch_size)])
+            args = build_sft_data.LabelSettings(data=self.settings.data, out=str(out), adapter=adapter,
+                                                judge=self.settings.judge, batch_size=self.settings.batch_size)
             s = self.session
             builder = build_sft_data.make_builder(args, s.config, generator=s.generator, embedder=s.embedder)
             with SFTWriter(out, retry_reasons=RETRYABLE) as writer:

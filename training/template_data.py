@@ -5,8 +5,9 @@
     splits = split_for_pool(kept, kg)                             # train / heldout_entities / heldout_templates
     records = sft_records(cap_per_template(splits["train"], 20), kg, extra=read_extra([...]))
 
-The library behind `scripts/make_api_data.py` (all three splits, for evaluation) and `training/make_adapters.py`
-(`train_examples`: only the sampled training examples are executed, the rest is never asked of the API).
+The library behind `scripts/make_api_data.py` (`make_api_data`: all three splits, for evaluation) and
+`training/make_adapters.py` (`train_examples`: only the sampled training examples are executed, the rest is never
+asked of the API).
 
 Design decisions:
 - Each target program is scored as `KGPathway.evidence` would run it (`training.api_scoring.score_program`) and
@@ -21,11 +22,14 @@ Design decisions:
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from training.api_templates import TemplateExample, cap_per_template, generate, program_entities, split_examples
+from training.api_templates import (
+    SPLITS, FixtureKG, TemplateExample, cap_per_template, generate, program_entities, split_examples, write_examples,
+)
 
 
 def pathway_from_config(config, url: str, icl_k: int | None = None, api_prompt: str | None = None, embedder=None):
@@ -78,8 +82,6 @@ def train_examples(kg, max_per_template: int | None = None, seed: int = 0,
     """(kept, failures) of the training split: every template x entity x phrasing generated, split, at most
     `max_per_template` per template (a seeded sample), the first `max_templates` templates only when given, and
     only those executed against the mock API."""
-    from training.api_templates import FixtureKG
-
     train = cap_per_template(split_for_pool(generate(FixtureKG.load(), seed=seed), kg, seed)["train"],
                              max_per_template, seed)
     if max_templates is not None:
@@ -117,3 +119,34 @@ def write_sft(examples: Iterable[TemplateExample], kg, path: Path, extra: Sequen
     Path(path).write_text("".join(r.to_json() + "\n" for r in records), encoding="utf-8")
     print(f"{len(records)} SFT records written to {path}")
     return len(records)
+
+
+def make_api_data(out: str | Path, seed: int = 0, profile: str | None = None, sft: bool = False,
+                  icl_k: int | None = None, api_prompt: str | None = None, extra: Sequence[str | Path] = (),
+                  max_per_template: int | None = None, allow_failures: bool = False) -> int:
+    """Generates every template example of the fixture KG, validates each by execution against the bundled mock API
+    (started in-process), and writes the three splits to `out/<split>.jsonl`; with `sft`, also
+    `out/train.sft.jsonl` (the train split, at most `max_per_template` per template, then the `extra` files'
+    hand-written examples; requests with `icl_k` and `api_prompt`, default the profile's). Prints each failure and
+    each split's counts. Returns the exit status: 1 when an example failed and not `allow_failures`, else 0."""
+    from mock_api.server import running_server
+
+    examples = generate(FixtureKG.load(), seed=seed)
+    with running_server() as url:
+        kg = kg_pathway(profile, url, icl_k, api_prompt)
+        kept, failures = validate(examples, kg)
+        for example, score in failures:
+            print(f"FAIL {example.id}: {example.program!r} -> {list(score.answer)} {score.error} "
+                  f"(expected {list(example.expected)})")
+        splits = split_for_pool(kept, kg, seed=seed)
+        out = Path(out)
+        for name in SPLITS:
+            count = write_examples(splits[name], out / f"{name}.jsonl")
+            domains = Counter(e.domain for e in splits[name])
+            print(f"{name}: {count} examples, {len({e.template for e in splits[name]})} templates, "
+                  f"{len({x for e in splits[name] for x in e.entities})} entities {dict(sorted(domains.items()))}")
+        if sft:
+            write_sft(cap_per_template(splits["train"], max_per_template, seed), kg,
+                      out / "train.sft.jsonl", extra=read_extra(extra))
+    print(f"{len(kept)} of {len(examples)} target programs give their expected answer")
+    return 1 if failures and not allow_failures else 0

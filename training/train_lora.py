@@ -1,7 +1,9 @@
 """Trains one LoRA adapter on a chat-format SFT file (db3 Appendix B, Table 1), with peft and plain torch.
 
-    python -m training.train_lora --data data/sft/web_answer.jsonl --adapter web_answer --profile g4dn
-    python -m training.train_lora --data labels.jsonl --out /tmp/adapter --max-steps 8 --max-length 1024
+    result = train(chats, base_folder, out_dir, TrainConfig(max_steps=8))         # a peft adapter folder
+    result = train_files(["labels.jsonl"], TrainConfig(), adapter="web_answer", profile="g4dn")  # as the CLI
+
+Its command line is scripts/train_lora.py.
 
 Defaults are db3's Table 1: LoRA r=8, alpha=16, dropout 0.1, bias none on q/k/v/up/down/gate_proj; AdamW
 (no weight decay, as `adamw_hf`) at lr 2e-4 with a cosine schedule after a 10% linear warm-up, gradients
@@ -26,7 +28,6 @@ Design decisions:
 """
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import logging
@@ -305,64 +306,34 @@ def _write_log(out_dir: Path, result: TrainResult, rows: list[dict], config: Tra
     (out_dir / "training_log.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
 
 
-# ---------------------------------------------------------------------------------------------- CLI
-def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    defaults = TrainConfig()
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", required=True, nargs="+", help="chat-format SFT .jsonl file(s)")
-    target = parser.add_mutually_exclusive_group(required=True)
-    target.add_argument("--out", help="adapter folder to write")
-    target.add_argument("--adapter", help="write to the folder the profile's llm.adapters names for NAME")
-    parser.add_argument("--profile", default=None, help="profile for the base model and --adapter (default $CRAG_PROFILE)")
-    parser.add_argument("--base", default=None, help="base model: pkg:..., a folder, or a .gguf (default llm.path)")
-    parser.add_argument("--epochs", type=float, default=defaults.epochs)
-    parser.add_argument("--max-steps", type=int, default=defaults.max_steps, help="optimiser steps (overrides epochs)")
-    parser.add_argument("--max-length", type=int, default=defaults.max_length)
-    parser.add_argument("--lr", type=float, default=defaults.lr)
-    parser.add_argument("--grad-accum", type=int, default=defaults.grad_accum)
-    parser.add_argument("--batch-size", type=int, default=defaults.batch_size)
-    parser.add_argument("--qlora", choices=("auto", "on", "off"), default=defaults.qlora)
-    parser.add_argument("--precision", choices=("auto", *PRECISIONS), default=defaults.precision,
-                        help="auto: bf16 where the GPU has it natively, else fp16 with a loss scaler; fp32 on CPU")
-    parser.add_argument("--eval-examples", type=int, default=defaults.eval_examples)
-    parser.add_argument("--seed", type=int, default=defaults.seed)
-    parser.add_argument("--save-every", type=int, default=defaults.save_every,
-                        help="snapshot the adapter every N optimiser steps (needs --checkpoint-dir)")
-    parser.add_argument("--checkpoint-dir", default=None, help="folder for the snapshots")
-    return parser.parse_args(argv)
+# ---------------------------------------------------------------------------------------------- files
+def train_files(data: Sequence[str | Path], config: TrainConfig, out: str | Path | None = None,
+                adapter: str | None = None, profile: str | None = None, base: str | None = None,
+                checkpoint_dir: str | Path | None = None) -> TrainResult:
+    """Trains on the records of the SFT files `data` into `out`, or into the folder the profile's `llm.adapters`
+    names for `adapter`; the base is `base` or the profile's `llm.path` (`profile` None: `$CRAG_PROFILE`). Prints
+    one line on the result.
 
-
-def main(argv: Sequence[str] | None = None) -> TrainResult:
+    Raises:
+        SystemExit: `adapter` is not one of the profile's `llm.adapters`.
+    """
     from models.config import load_config
     from models.llm.checkpoint import resolve_checkpoint
 
-    args = _parse_args(argv)
-    if args.save_every and not args.checkpoint_dir:
-        raise SystemExit("--save-every needs --checkpoint-dir")
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    profile = load_config(args.profile)
-    base = args.base or profile.llm.path
+    profile = load_config(profile)
+    base = base or profile.llm.path
     folder = resolve_checkpoint(base, profile.models_dir, profile.llm.cache_dir)
-    if args.adapter:
-        if args.adapter not in profile.llm.adapters:
-            raise SystemExit(f"profile {profile.name!r} has no llm.adapters entry {args.adapter!r}; "
+    if adapter:
+        if adapter not in profile.llm.adapters:
+            raise SystemExit(f"profile {profile.name!r} has no llm.adapters entry {adapter!r}; "
                              f"it has {sorted(profile.llm.adapters) or 'none'} (or use --out)")
-        spec = Path(profile.llm.adapters[args.adapter])
+        spec = Path(profile.llm.adapters[adapter])
         out = spec if spec.is_absolute() else Path(profile.models_dir) / spec
     else:
-        out = Path(args.out)
-    chats = [record.messages for path in args.data for record in read_records(path)]
-    config = TrainConfig(epochs=args.epochs, max_steps=args.max_steps, max_length=args.max_length, lr=args.lr,
-                         grad_accum=args.grad_accum, batch_size=args.batch_size, qlora=args.qlora,
-                         precision=args.precision, eval_examples=args.eval_examples, seed=args.seed,
-                         save_every=args.save_every)
-    result = train(chats, folder, out, config, base_name=base, checkpoint_dir=args.checkpoint_dir)
+        out = Path(out)
+    chats = [record.messages for path in data for record in read_records(path)]
+    result = train(chats, folder, out, config, base_name=base, checkpoint_dir=checkpoint_dir)
     print(f"adapter written to {result.out_dir}: {result.steps} steps on {result.n_examples} examples "
           f"({result.n_dropped} dropped); loss {result.losses[0]:.4f} -> {result.losses[-1]:.4f}; "
           f"eval loss {result.eval_loss_before} -> {result.eval_loss_after}")
     return result
-
-
-if __name__ == "__main__":
-    main()

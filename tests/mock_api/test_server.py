@@ -208,7 +208,7 @@ def test_one_command_starts_the_server(kg_dir):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    process = subprocess.Popen([sys.executable, "scripts/serve_mock_api.py", "--kg-dir", str(kg_dir),
+    process = subprocess.Popen([sys.executable, "-m", "scripts.serve_mock_api", "--kg-dir", str(kg_dir),
                                 "--port", str(port), "--log-level", "warning"], cwd=REPO_ROOT)
     answer, deadline = None, time.monotonic() + 60
     try:

@@ -1,6 +1,6 @@
 """The read-only SQL guard (models/public_data/sql/guard.py): chosen hostile cases, then generated ones.
 
-The fuzz run (`run_fuzz`) sends statements of tests/public_data/hostile_sql.py through one guard over a copy of
+The fuzz run (`run_fuzz`) sends statements of evaluation/hostile_sql.py through one guard over a copy of
 the store in the test's own tmp dir and asserts that nothing escaped: no exception out of `run`, the file's
 sha256 and `sqlite_master` unchanged, no file created beside it (ATTACH and VACUUM INTO would make one), every
 result within the time limit plus a margin, no refused result with rows, no cell holding text of the internal
@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from evaluation.hostile_sql import (FAMILIES, FuzzFigures, hostile_cases, hostile_statements, run_statements,
+                                    secrets, store_state)
 from models.public_data.sql.guard import ReadOnlySQL
 from models.public_data.tables import TABLE_NAMES
-from tests.public_data.hostile_sql import (FAMILIES, FuzzFigures, hostile_cases, hostile_statements,
-                                           run_statements, secrets, store_state)
-from tests.scripts.script_loader import load_script
+from scripts.fuzz_sql_guard import main as fuzz_main
 
 FUZZ_LIMIT_S = 0.05  # the fuzz guard's time limit: a cross join costs this much
 MARGIN_S = 0.5  # what a result may take beyond its limit (slow shared CI)
@@ -195,7 +195,7 @@ def test_hostile_statements_full(tmp_path, sql_store):
 
 
 def test_the_fuzz_script_prints_one_line_of_figures(capsys):
-    status = load_script("fuzz_sql_guard").main(["--n", "60", "--seed", "1"])
+    status = fuzz_main(["--n", "60", "--seed", "1"])
     out = capsys.readouterr().out.strip().splitlines()
     assert status == 0
     assert out[-1].startswith("statements 60, refused before SQLite ") and out[-1].endswith("writes: no")

@@ -1,4 +1,5 @@
-"""The training command (`scripts/train_router.py`): trains from CRAG-format files, scores held-out files."""
+"""The training command (`scripts/train_router.py`, `training/router.py`): trains from CRAG-format files, scores
+held-out files."""
 import os
 
 from models.embedder import Embedder

@@ -2,8 +2,6 @@
 scripts/make_gate_web_questions.py builds, every row is a CRAG row with five pages, each case's pages hold what the case
 says, and no question is one of the sets the gate is reported on."""
 import json
-import subprocess
-import sys
 from collections import Counter
 from email.utils import parsedate_to_datetime
 from urllib.parse import urlparse
@@ -12,10 +10,10 @@ import pytest
 
 from evaluation.data import LoadStats, load_examples
 from models.paths import REPO_ROOT
+from scripts.make_gate_web_questions import main
 from training.gate_web_questions import CASES, PAGES, gold_answer, page_text, states
 
 GATE_FILE = REPO_ROOT / "data" / "gate" / "gate_questions.jsonl"
-SCRIPT = REPO_ROOT / "scripts" / "make_gate_web_questions.py"
 REPORTED = ("data/sample/crag_sample.jsonl", "data/sample/crag_sample_task3.jsonl",
             "data/acceptance/kg_unseen.jsonl")
 
@@ -25,9 +23,9 @@ def rows():
     return [json.loads(line) for line in GATE_FILE.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def test_committed_file_matches_a_fresh_build():
-    done = subprocess.run([sys.executable, str(SCRIPT), "--check"], capture_output=True, text=True, cwd=REPO_ROOT)
-    assert done.returncode == 0, done.stdout + done.stderr
+def test_committed_file_matches_a_fresh_build(capsys):
+    status = main(["--check"])
+    assert status == 0, capsys.readouterr().out
 
 
 def test_every_row_loads_with_the_crag_loader_and_has_five_pages_and_a_gold(rows):

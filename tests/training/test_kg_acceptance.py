@@ -13,9 +13,9 @@ from models.kg.apis import compile_program
 from models.kg.language import format_program
 from models.paths import REPO_ROOT
 from models.types import DOMAINS
-from tests.scripts.script_loader import load_script
 from training.api_scoring import score_program
 from training.api_templates import FixtureKG, TemplateExample, generate, read_examples
+from training.template_data import kg_pathway
 
 ACCEPTANCE_KG = REPO_ROOT / "data" / "kg_acceptance"
 QUESTIONS = REPO_ROOT / "data" / "acceptance" / "kg_unseen.jsonl"
@@ -35,11 +35,11 @@ def examples():
 
 @pytest.fixture(scope="module")
 def kg(tmp_path_factory):
-    """The scripts' KG pathway (profile embedder and matcher, as `make_api_data.kg_pathway` builds it) over a mock
-    API serving the acceptance KG, built once for the module."""
+    """The scripts' KG pathway (profile embedder and matcher, as `training.template_data.kg_pathway` builds it) over
+    a mock API serving the acceptance KG, built once for the module."""
     kg_dir = build(tmp_path_factory.mktemp("cragkg_acceptance"), ACCEPTANCE_KG)
     with running_server(kg_dir) as url:
-        yield load_script("make_api_data").kg_pathway("cpu", url)
+        yield kg_pathway("cpu", url)
 
 
 def test_every_line_is_a_template_example_with_a_canonical_program(examples):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.scripts.script_loader import load_script
+from scripts.make_adapters import parse_args
 from training import make_adapters as ma
 
 SAMPLE = "data/sample/crag_sample.jsonl"
@@ -44,7 +44,7 @@ def _run(argv, monkeypatch):
     monkeypatch.delenv(ma.MOCK_API_ENV, raising=False)
     lines = []
     started = time.monotonic()
-    results = ma.make_adapters(load_script("make_adapters").parse_args(argv), say=lines.append)
+    results = ma.make_adapters(parse_args(argv), say=lines.append)
     return results, lines, time.monotonic() - started
 
 
@@ -199,8 +199,8 @@ def test_ignoring_rule_matches_folders_and_names():
 
 
 def test_the_script_reads_set_values_as_yaml():
-    settings = load_script("make_adapters").parse_args(["--data", "d", "--base", "b", "--set", "kg.icl_k=2",
-                                                        "--set", "llm.adapters={}", "--qlora", "on"])
+    settings = parse_args(["--data", "d", "--base", "b", "--set", "kg.icl_k=2", "--set", "llm.adapters={}",
+                           "--qlora", "on"])
     assert settings.overrides == {"kg.icl_k": 2, "llm.adapters": {}}
     assert settings.qlora == "on" and settings.profile == "g4dn" and settings.work == "outputs/adapters"
 

@@ -1,23 +1,14 @@
-"""The end-to-end training smoke run (`scripts/smoke_training.py`): slow, a few minutes on 2 CPU cores."""
-import importlib.util
-
+"""The end-to-end training smoke run (`training/smoke.py`, scripts/smoke_training.py): slow, a few minutes on 2 CPU
+cores."""
 import pytest
 
-from models.paths import resolve_repo_path
+from training.smoke import run_smoke
 
 pytestmark = pytest.mark.slow
 
 
-def _smoke_module():
-    path = resolve_repo_path("scripts/smoke_training.py")
-    spec = importlib.util.spec_from_file_location("smoke_training", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_labels_train_and_load(tmp_path):
-    report = _smoke_module().run_smoke(tmp_path, steps=3, max_length=768, limit=12, compare=4)
+    report = run_smoke(tmp_path, steps=3, max_length=768, limit=12, compare=4)
     assert report["records"] >= 8
     reasons = {row["reason"] for row in report["labels"]}
     assert "false_premise" in reasons  # the sample has false-premise questions

@@ -1,14 +1,15 @@
 """Assistant-only loss masks, context truncation that spares the label, and a tiny real training run on the
-CPU model whose adapter the inference layer loads."""
+CPU model (through scripts/train_lora.py's command line) whose adapter the inference layer loads."""
 import json
 from dataclasses import replace
 
 import pytest
 import torch
 
+from scripts.train_lora import main
 from tests.packaged import missing_packaged_model
 from training.encoding import IGNORE_INDEX, collate, encode_all, encode_example
-from training.train_lora import TrainConfig, compute_dtype, main, total_steps, train, train_dtype, use_4bit
+from training.train_lora import TrainConfig, compute_dtype, total_steps, train, train_dtype, use_4bit
 
 
 @pytest.fixture(scope="module")

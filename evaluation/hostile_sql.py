@@ -11,19 +11,24 @@ valid statements, and about 20 % valid read-only statements over the typed table
 
 `run_statements(guard, cases)` runs every statement through `guard.run`, catching what escapes it, and returns
 `FuzzFigures`; `store_state(path)` is what must not change (the file's sha256, its `sqlite_master`). The tests
-(tests/public_data/test_sql_guard.py) and scripts/fuzz_sql_guard.py assert on both.
+(tests/public_data/test_sql_guard.py) and `fuzz_guard` (a whole fuzz run over a fresh store, the library of
+scripts/fuzz_sql_guard.py) assert on both.
 """
 from __future__ import annotations
 
 import hashlib
 import random
 import sqlite3
+import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from models.public_data.tables import TABLES
+from models.paths import resolve_repo_path
+from models.public_data import build_database
+from models.public_data.sql.guard import ReadOnlySQL
+from models.public_data.tables import TABLE_NAMES, TABLES
 
 TYPED = {t.name: tuple(c.name for c in t.columns) for t in TABLES}
 TEXT = {t.name: tuple(c.name for c in t.columns if c.type == "TEXT") for t in TABLES}
@@ -567,3 +572,40 @@ def secrets(path: str | Path) -> list[str]:
 def _leaks(result, secret_texts) -> list[tuple[str, str]]:
     cells = {cell for row in result.rows for cell in row if isinstance(cell, str) and len(cell) > 20}
     return [(result.statement, secret[:60]) for cell in cells for secret in secret_texts if secret in cell]
+
+
+def fuzz_guard(n: int = 10_000, seed: int = 0, time_limit: float = 0.05, margin: float = 0.5) -> int:
+    """Builds a store from data/public in a temporary directory, runs `n` statements of `hostile_cases` through one
+    `ReadOnlySQL` with time limit `time_limit`, and prints what escaped (an exception out of `run`, a write, a result
+    over the time limit plus `margin`, a refused result with rows, text of the internal tables in a result), one
+    line each, then the figures. Returns the exit status: 1 when anything escaped, else 0."""
+    with tempfile.TemporaryDirectory(prefix="fuzz_sql_guard_") as tmp:
+        scratch = Path(tmp)
+        store = scratch / "pd.sqlite"
+        build_database(resolve_repo_path("data/public"), store)
+        (digest, master), secret_texts = store_state(store), secrets(store)
+        guard = ReadOnlySQL(store, TABLE_NAMES, time_limit_s=time_limit)
+        started = time.perf_counter()
+        try:
+            figures = run_statements(guard, hostile_cases(n, seed, scratch), secret_texts)
+        finally:
+            guard.close()
+        elapsed = time.perf_counter() - started
+        new_digest, new_master = store_state(store)
+        extra = sorted(p.name for p in scratch.iterdir() if p != store)
+    writes = new_digest != digest or new_master != master or bool(extra)
+    limit = time_limit + margin
+    problems = [f"escaped: {exc} <- {statement[:200]!r}" for statement, exc in figures.escapes]
+    problems += [f"bad result: {what} <- {statement[:200]!r}" for statement, what in figures.bad_results]
+    problems += [f"leak: {secret!r} <- {statement[:200]!r}" for statement, secret in figures.leaks]
+    if max(figures.max_seconds, figures.max_wall) > limit:
+        problems.append(f"over the time limit: {figures.max_wall:.3f} s <- {figures.slowest[:200]!r}")
+    if writes:
+        problems.append(f"the store changed (sha256 {new_digest != digest}, sqlite_master {new_master != master})"
+                        f" or files appeared: {extra}")
+    for problem in problems:
+        print(problem)
+    print(f"# {elapsed:.1f} s for {figures.statements} statements, time limit {time_limit:g} s, seed {seed}; "
+          f"slowest: {figures.slowest[:100]!r}")
+    print(figures.line(writes="yes" if writes else "no"))
+    return 1 if problems else 0

@@ -1,4 +1,5 @@
-"""The preflight's checks on made-up repositories (the network-bound resolution runs in CI itself)."""
+"""The preflight's checks (`submission/preflight.py`) on made-up repositories, and its command line
+(`scripts/preflight.py`); the network-bound resolution runs in CI itself."""
 import json
 import shutil
 import subprocess
@@ -7,11 +8,10 @@ from pathlib import Path
 
 import pytest
 
+import submission.preflight as preflight
 from models.config import REPO_ROOT
+from scripts.preflight import main
 from tests.packaged import missing_installed
-from tests.scripts.script_loader import load_script
-
-preflight = load_script("preflight")
 
 
 def _report(*requires):
@@ -92,7 +92,7 @@ def test_each_pin_set_is_checked_against_its_own_base(tmp_path, monkeypatch, cap
     assert results[1].detail.startswith("requirements-cu12.txt:") and "CUDA 12.8 wheel on nvidia/cuda:12.8.1" in (
         results[1].detail) and ">= 525.60.13" in results[1].detail
     monkeypatch.setattr(preflight, "REPO_ROOT", tmp_path)
-    assert preflight.main(["--only", "requirements"]) == 0
+    assert main(["--only", "requirements"]) == 0
     out = capsys.readouterr().out
     assert out.count("PASS  requirements ") == 2 and "2/2 passed" in out
 
@@ -102,13 +102,14 @@ def test_a_torch_wheel_of_another_cuda_than_its_base_fails_with_the_fix(tmp_path
     CUDA 13 base: each fails, naming the line to change and the driver."""
     monkeypatch.setattr(preflight, "resolve_requirements", lambda path, index_url=None: _report(_CU12))
     root = _pin_sets(tmp_path, fallback_image="nvidia/cuda:13.0.2-base-ubuntu22.04")
-    main, fallback = preflight.check_requirements(root)
-    assert not main.ok and "torch 2.13.0 is a CUDA 12.8 wheel but its base image nvidia/cuda:13.0.2" in main.detail
-    assert main.fix == ("set the Dockerfile's ARG CUDA_BASE to nvidia/cuda:12.8.x-base-ubuntu22.04 (host driver >= "
-                        "525.60.13)")
+    default, fallback = preflight.check_requirements(root)
+    assert not default.ok and "torch 2.13.0 is a CUDA 12.8 wheel but its base image nvidia/cuda:13.0.2" in (
+        default.detail)
+    assert default.fix == ("set the Dockerfile's ARG CUDA_BASE to nvidia/cuda:12.8.x-base-ubuntu22.04 (host driver "
+                           ">= 525.60.13)")
     assert not fallback.ok and "the `# image:` line of requirements-cu12.txt" in fallback.fix
     monkeypatch.setattr(preflight, "REPO_ROOT", root)
-    assert preflight.main(["--only", "requirements"]) == 1
+    assert main(["--only", "requirements"]) == 1
     out = capsys.readouterr().out
     assert out.count("FAIL  requirements ") == 2 and "0/2 passed; failed: requirements" in out
     (root / "requirements-cu12.txt").unlink()
@@ -200,7 +201,7 @@ def test_preflight_reports_every_profile_and_task_without_a_traceback(profile, t
     monkeypatch.setenv(MODELS_DIR_ENV, str(tmp_path / "models"))
     fake_models_dir(tmp_path / "models", load_config(profile))
     for task in (1, 2, 3):
-        status = preflight.main(["--task", str(task), "--profile", profile, "--only",
+        status = main(["--task", str(task), "--profile", profile, "--only",
                                  "config,weights,adapters,lfs,aicrowd"])
         out = capsys.readouterr().out
         assert "Traceback" not in out and "the check itself failed" not in out, out
@@ -228,21 +229,21 @@ def test_missing_adapters_are_a_warning_with_the_command_that_trains_them(tmp_pa
     monkeypatch.setenv(MODELS_DIR_ENV, str(tmp_path / "models"))
     fake_models_dir(tmp_path / "models", load_config("g4dn"))
     shutil.rmtree(tmp_path / "models" / "adapters")
-    assert preflight.main(["--task", "3", "--profile", "g4dn", "--only", "adapters"]) == 0
+    assert main(["--task", "3", "--profile", "g4dn", "--only", "adapters"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("WARN  adapters      missing: web_answer, api_generation, kg_answer; the model starts")
     assert f"fix: train them: {TRAIN_COMMAND}" in out and out.rstrip().endswith("0/1 passed; warnings: adapters")
 
     monkeypatch.setattr(preflight, "profile_for", lambda profile, task: load_config(
         profile, {"pipeline.task": task, "llm.require_adapters": True}))
-    assert preflight.main(["--task", "3", "--profile", "g4dn", "--only", "adapters"]) == 1
+    assert main(["--task", "3", "--profile", "g4dn", "--only", "adapters"]) == 1
     out = capsys.readouterr().out
     assert out.startswith("FAIL  adapters      missing: web_answer") and "will not start" in out
 
 
 def test_a_check_that_breaks_is_a_failed_line_not_a_traceback(monkeypatch, capsys):
     monkeypatch.setattr(preflight, "check_config", lambda profile, task: 1 / 0)
-    assert preflight.main(["--only", "config"]) == 1
+    assert main(["--only", "config"]) == 1
     out = capsys.readouterr().out
     assert "FAIL  config        the check itself failed: ZeroDivisionError" in out and "0/1 passed" in out
 

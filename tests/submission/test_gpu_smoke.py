@@ -1,11 +1,9 @@
-"""The GPU acceptance script: its verdicts as pure functions, its plumbing end to end on CPU (`--device cpu`),
-and, marked gpu, the whole no-vLLM run on a CUDA machine."""
+"""The GPU acceptance checks (`submission/gpu_smoke.py`): their verdicts as pure functions, the plumbing end to end
+on CPU (`scripts/gpu_smoke.py --device cpu`), and, marked gpu, the whole no-vLLM run on a CUDA machine."""
 import pytest
 
+import submission.gpu_smoke as gpu_smoke
 from tests.cuda_recorder import calls_before_engine, cuda_events  # noqa: F401 - cuda_events is a fixture
-from tests.scripts.script_loader import load_script
-
-gpu_smoke = load_script("gpu_smoke")
 
 
 def test_tensor_parallel_size_divides_the_head_counts():
@@ -241,8 +239,8 @@ def _run_script(*flags, timeout):
     from models.config import REPO_ROOT
 
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    done = subprocess.run([sys.executable, str(REPO_ROOT / "scripts" / "gpu_smoke.py"), *flags], cwd=REPO_ROOT,
-                          env=env, capture_output=True, text=True, timeout=timeout)
+    done = subprocess.run([sys.executable, "-m", "scripts.gpu_smoke", *flags], cwd=REPO_ROOT, env=env,
+                          capture_output=True, text=True, timeout=timeout)
     return done.returncode, json.loads(done.stdout.strip().splitlines()[-1]), done.stderr
 
 

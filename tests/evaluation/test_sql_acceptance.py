@@ -1,11 +1,11 @@
-"""scripts/make_sql_acceptance.py: the SQL source's acceptance set (issue 31) is rebuilt byte for byte from the CSVs."""
+"""The SQL source's acceptance set (issue 31; evaluation/sql_acceptance.py, scripts/make_sql_acceptance.py) is rebuilt
+byte for byte from the CSVs."""
 import json
 import re
 
+import evaluation.sql_acceptance as sql_acceptance
 from models.paths import resolve_repo_path
-from tests.scripts.script_loader import load_script
-
-make_sql_acceptance = load_script("make_sql_acceptance")
+from scripts.make_sql_acceptance import main
 
 COMMITTED = resolve_repo_path("data/acceptance/public_sql.jsonl")
 KEYS = ["interaction_id", "query_time", "domain", "question_type", "static_or_dynamic", "query", "answer", "alt_ans",
@@ -18,7 +18,7 @@ def _rows() -> list[dict]:
 
 def test_a_fresh_build_is_byte_identical_to_the_committed_file(tmp_path, capsys):
     out = tmp_path / "public_sql.jsonl"
-    assert make_sql_acceptance.main(["--out", str(out)]) == 0
+    assert main(["--out", str(out)]) == 0
     assert out.read_bytes() == COMMITTED.read_bytes()
     assert "questions; count" in capsys.readouterr().out
 
@@ -28,7 +28,7 @@ def test_the_set_mixes_counts_comparisons_and_aggregates_over_all_four_sources()
     kinds = [r["kind"] for r in rows]
     assert len(rows) >= 24
     assert kinds.count("count") >= 8 and kinds.count("compare") >= 6 and kinds.count("aggregate") >= 5
-    assert {q.source for q in make_sql_acceptance.QUESTIONS} == {"oscar", "grammy", "movie", "finance"}
+    assert {q.source for q in sql_acceptance.QUESTIONS} == {"oscar", "grammy", "movie", "finance"}
     assert {r["domain"] for r in rows} == {"movie", "music", "finance"}
 
 
