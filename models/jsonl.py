@@ -28,9 +28,13 @@ def open_text(path: str | os.PathLike):
     return opener(path, "rt", encoding="utf-8")
 
 
-def numbered_rows(path: str | os.PathLike, *, error: Callable[[str], Exception] = JSONLError
-                  ) -> Iterator[tuple[int, Any]]:
+def numbered_rows(path: str | os.PathLike, *, error: Callable[[str], Exception] = JSONLError,
+                  on_error: Callable[[str], None] | None = None) -> Iterator[tuple[int, Any]]:
     """(line number, decoded JSON value) for every non-blank line of `path`, in order.
+
+    Args:
+        on_error: given, a line that is not JSON is passed over after calling it with the message (a log line; a
+            file a killed run left with half a line), instead of raising.
 
     Raises:
         `error` (JSONLError by default): a line that is not JSON (`path:line: not JSON (why)`).
@@ -41,9 +45,14 @@ def numbered_rows(path: str | os.PathLike, *, error: Callable[[str], Exception] 
             if not line.strip():
                 continue
             try:
-                yield number, json.loads(line)
+                value = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise error(f"{path}:{number}: not JSON ({exc.msg})") from exc
+                message = f"{path}:{number}: not JSON ({exc.msg})"
+                if on_error is None:
+                    raise error(message) from exc
+                on_error(message)
+                continue
+            yield number, value
 
 
 def read_jsonl(path: str | os.PathLike, parse: Callable[[Any], T] | None = None, *, what: str = "",

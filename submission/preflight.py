@@ -433,7 +433,7 @@ def run_preflight(checks: list[str], task: int = 3, profile: str = "g4dn", index
                 result = check_aicrowd(task)
         except Exception as exc:  # noqa: BLE001 - a check that breaks is a failed check; the report goes on
             result = Result(name, False, f"the check itself failed: {type(exc).__name__}: {exc}",
-                            "a bug in scripts/preflight.py: please report it with this line")
+                            "a bug in submission/preflight.py: please report it with this line")
         for one in result if isinstance(result, list) else [result]:
             print(one.line(), flush=True)
             results.append(one)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 NOT_IN_A_GRADER_RUN = ("fastapi", "uvicorn", "starlette", "mock_api", "evaluation", "scripts", "training",
-                       "local_evaluation")
+                       "submission", "local_evaluation")
 
 GRADER = f"""
 import json, sys

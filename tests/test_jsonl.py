@@ -59,3 +59,10 @@ def test_skip_leaves_a_row_out(tmp_path):
 def test_a_missing_file_is_an_os_error(tmp_path):
     with pytest.raises(FileNotFoundError):
         read_jsonl(tmp_path / "missing.jsonl")
+
+
+def test_with_on_error_a_line_that_is_not_json_is_passed_over_and_reported(tmp_path):
+    path = write(tmp_path / "killed.jsonl", [json.dumps({"a": 1}), '{"b": 2', json.dumps({"c": 3})])
+    told = []
+    assert [row for _, row in numbered_rows(path, on_error=told.append)] == [{"a": 1}, {"c": 3}]
+    assert told == [f"{path}:2: not JSON (Expecting ',' delimiter)"]

@@ -5,6 +5,9 @@
 - Inside `models/`, the components (pathways, LLM layer, embedder, base types) never import the floors that
   assemble them: `config`, `adapter_fallback`, `pipeline`, `crag_model`, `user_config`.
 - The KG language package imports no LLM, HTTP or model code.
+- `scripts/` are command lines over the libraries: none edits `sys.path`, imports another script, or grows past a
+  screenful of argument parsing; nothing imports a script but the tests of its command line, and no test loads a
+  file by its path.
 """
 import ast
 from pathlib import Path
@@ -13,7 +16,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 MODELS = REPO / "models"
-ASSEMBLY = ("models.config", "models.adapter_fallback", "models.pipeline", "models.crag_model", "models.user_config")
+ASSEMBLY = ("models.config", "models.adapter_fallback", "models.assembly", "models.pipeline", "models.crag_model",
+            "models.user_config")
 NOT_IN_THE_LANGUAGE = ("models.llm", "models.kg.client", "models.kg.pathway", "models.embedder", "requests",
                        "http", "urllib", "httpx", "torch", "transformers", "vllm")
 
@@ -51,7 +55,7 @@ MODULES = sorted(MODELS.rglob("*.py"))
 def test_the_scan_sees_the_house():
     names = {module_name(path) for path in MODULES}
     assert {"models.pipeline", "models.kg.language.parser", "models.embedder"} <= names
-    assert {"mock_api", "evaluation", "scripts", "training", "local_evaluation"} <= first_party_packages()
+    assert {"mock_api", "evaluation", "scripts", "submission", "training", "local_evaluation"} <= first_party_packages()
     assert "models.config" in imports(MODELS / "pipeline.py")  # the scan reads imports at all
 
 
@@ -70,3 +74,27 @@ def test_components_do_not_import_what_assembles_them(path):
 @pytest.mark.parametrize("path", sorted((MODELS / "kg" / "language").rglob("*.py")), ids=lambda p: p.name)
 def test_the_kg_language_imports_no_llm_or_http_code(path):
     assert not {name for name in imports(path) if within(name, NOT_IN_THE_LANGUAGE)}
+
+
+SCRIPTS = sorted((REPO / "scripts").glob("*.py"))
+SCRIPT_LINES = 100  # a usage docstring, the imports, argument parsing and one call
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: p.name)
+def test_a_script_is_a_thin_command_line(path):
+    text = path.read_text(encoding="utf-8")
+    assert "sys.path" not in text
+    assert not {name for name in imports(path) if within(name, ("scripts",))}
+    assert len(text.splitlines()) <= SCRIPT_LINES
+
+
+def test_only_command_line_tests_import_scripts_and_nothing_loads_a_file_by_path():
+    libraries = [p for package in ("models", "evaluation", "training", "submission", "mock_api")
+                 for p in (REPO / package).rglob("*.py")]
+    assert not [p for p in libraries if within_any(imports(p), ("scripts",))]
+    tests = [p for p in sorted((REPO / "tests").rglob("*.py")) if p != Path(__file__).resolve()]
+    assert not [p for p in tests if "spec_from_file_location" in p.read_text(encoding="utf-8")]
+
+
+def within_any(names, prefixes) -> bool:
+    return any(within(name, prefixes) for name in names)

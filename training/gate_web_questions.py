@@ -45,6 +45,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from models.date_words import MONTHS
+from models.jsonl import read_jsonl
 from training.api_templates import FixtureKG, Template, TemplateExample, generate, split_examples, templates
 
 CASES = ("stated", "absent", "conflict")
@@ -164,8 +166,6 @@ def value_text(expected: Sequence) -> str:
 
 
 _ISO = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
-_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-                "november", "december")
 
 
 def gold_answer(expected: Sequence) -> tuple[str, list[str]]:
@@ -176,7 +176,7 @@ def gold_answer(expected: Sequence) -> tuple[str, list[str]]:
         item = expected[0]
         iso = _ISO.match(str(item))
         if iso:
-            alts.append(f"{_MONTH_NAMES[int(iso[2]) - 1]} {int(iso[3])}, {iso[1]}")
+            alts.append(f"{MONTHS[int(iso[2]) - 1]} {int(iso[3])}, {iso[1]}")
         if isinstance(item, int) and not isinstance(item, bool) and abs(item) >= 10000:
             alts.append(f"{item:,}")
     elif len(expected) > 1:
@@ -592,12 +592,7 @@ def write_gate_data(records: Sequence[dict], path: str | Path) -> int:
 
 def reported_questions(paths: Iterable[str | Path]) -> set[str]:
     """The questions of the sets the gate is reported on (any JSONL with a `query`), lower-cased."""
-    out = set()
-    for path in paths:
-        for line in Path(path).read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                out.add(json.loads(line)["query"].strip().lower())
-    return out
+    return {query for path in paths for query in read_jsonl(path, lambda row: row["query"].strip().lower())}
 
 
 def build(seed: int = 0, per_template: int = 2) -> str:

@@ -23,6 +23,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
+from models.jsonl import numbered_rows
+
 log = logging.getLogger(__name__)
 
 ROLES = ("system", "user", "assistant")
@@ -111,16 +113,14 @@ def read_validated(path: str | os.PathLike, parse: Callable[[Any], T], error: ty
                    strict: bool) -> Iterator[T]:
     """`parse(row)` of every JSON line of a file; a line that is not JSON or that `parse` rejects (with a
     ValueError) raises `error` naming file and line when `strict`, else is logged and skipped."""
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield parse(json.loads(line))
-            except ValueError as exc:  # JSONDecodeError and the format errors are ValueErrors
-                if strict:
-                    raise error(f"{path}:{number}: {exc}") from exc
-                log.warning("skipping %s:%d: %s", path, number, exc)
+    for number, row in numbered_rows(path, error=error,
+                                     on_error=None if strict else lambda message: log.warning("skipping %s", message)):
+        try:
+            yield parse(row)
+        except ValueError as exc:  # the format errors are ValueErrors
+            if strict:
+                raise error(f"{path}:{number}: {exc}") from exc
+            log.warning("skipping %s:%d: %s", path, number, exc)
 
 
 def skipped_path(path: str | os.PathLike) -> Path:
@@ -134,14 +134,9 @@ def read_jsonl(path: str | os.PathLike) -> Iterator[dict]:
     killed run): both are read as far as they go."""
     if not Path(path).exists():
         return
-    with open(path, encoding="utf-8") as handle:
-        for line in handle:
-            try:
-                row = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(row, dict):
-                yield row
+    for _, row in numbered_rows(path, on_error=lambda message: None):
+        if isinstance(row, dict):
+            yield row
 
 
 class SFTWriter:

@@ -21,12 +21,12 @@ Design decisions:
 """
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from models.jsonl import numbered_rows
 from training.api_templates import (
     SPLITS, FixtureKG, TemplateExample, cap_per_template, generate, program_entities, split_examples, write_examples,
 )
@@ -94,9 +94,8 @@ def read_extra(paths: Iterable[str | Path]) -> list[dict]:
     """Hand-written examples (one JSON object per line), each with an id naming its file and line."""
     extra = []
     for path in paths:
-        for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-            if line.strip():
-                extra.append({**json.loads(line), "id": f"{Path(path).stem}:{n}", "source": str(path)})
+        for n, row in numbered_rows(path):
+            extra.append({**row, "id": f"{Path(path).stem}:{n}", "source": str(path)})
     return extra
 
 
