@@ -1,9 +1,10 @@
 """Local evaluation, never imported at inference: CRAG data files (`data`), the V3 scoring rules, judges,
 the resumable prediction run and the report; and the library behind the evaluation command lines of scripts/: the
 ablation and mode comparison (`suite_runs`, `ablation`, `modes`), run comparison (`compare`), the benchmarks
-(`bench/`), the accuracy of API generation and of the attribute predictor (`api_generation`, `attribute_accuracy`),
-the sweeps (`verifier_sweep`, `key_match_sweep`, with `verify_saved` for runs without traces), the gate's fit
-(`gate_fit`, `gate_refit`) and the latency projection (`latency_model`)."""
+(`bench/`), the accuracy of the attribute predictor (`attribute_accuracy`), the verifier sweep (`verifier_sweep`,
+with `verify_saved` for runs without traces), the gate's fit (`gate_fit`) and the latency projection
+(`latency_model`). What measures training's own artefacts (API generation, the key-match sweep over generated
+questions, the gate's refit on generated fit sets) is in training/, which imports this package, never the reverse."""
 from evaluation.judge import CachingJudge, Judgement, JudgeItem, LocalJudge, OpenAIJudge, RulesJudge, make_judge, \
     parse_judge_response
 from evaluation.metrics import ScoreItem, Verdict, compute_metrics, count_unjudged, score_predictions

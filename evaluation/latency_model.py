@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import math
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -58,8 +60,6 @@ def g4dn_shapes() -> dict:
 def trace(task: int, data: str, out: Path | str = "", limit: int = 0) -> int:
     """A CPU run of `data` with the g4dn shapes; writes the run and `latency_run.json` (task, data) into `out` (by
     default a new temporary folder)."""
-    import local_evaluation
-
     out = Path(out or tempfile.mkdtemp(prefix=f"latency-t{task}-"))
     out.mkdir(parents=True, exist_ok=True)
     raw = yaml.safe_load((REPO_ROOT / "models" / "profiles" / "cpu.yaml").read_text(encoding="utf-8"))
@@ -71,7 +71,8 @@ def trace(task: int, data: str, out: Path | str = "", limit: int = 0) -> int:
     profile.write_text(yaml.safe_dump(raw, sort_keys=False), encoding="utf-8")
     (out / "latency_run.json").write_text(json.dumps({"task": task, "data": data}), encoding="utf-8")
     argv = ["--profile", str(profile), "--task", str(task), "--data", data, "--output-dir", str(out), "--no-resume"]
-    return local_evaluation.main(argv + (["--limit", str(limit)] if limit else []))
+    command = [sys.executable, str(REPO_ROOT / "local_evaluation.py"), *argv, *(["--limit", str(limit)] if limit else [])]
+    return subprocess.run(command, check=False).returncode  # local_evaluation.py is the floor above this package
 
 
 # ---------------------------------------------------------------------------------------------- projection

@@ -17,13 +17,13 @@ seconds per question = wall time of the generate calls / questions. `--data` is 
 `scripts/make_api_data.py`; `--file JSONL` evaluates that one file instead (a split named after its stem).
 `--kg-source DIR` builds fixture-format sources (e.g. `data/kg_acceptance/`) into a temporary `cragkg/` with
 `mock_api/bundled_kg.py` and serves that instead of the bundled KG. `--show N` prints N failures per split.
-The library is `evaluation/api_generation.py`.
+The library is `training/api_generation_eval.py`.
 """
 from __future__ import annotations
 
 import argparse
 
-from evaluation.api_generation import evaluate_api_generation
+from training.api_generation_eval import evaluate_api_generation
 from evaluation.cli import UsageError
 
 

@@ -10,14 +10,14 @@ question's attribute phrase, and the path of every other field of the same rows 
 could have answered instead) a negative one. For each threshold the script prints the share of right keys kept
 and of wrong keys caught, and picks the lowest threshold whose balanced accuracy is within 0.01 of the best (a
 flat top: the lower threshold keeps more right values final). A pair matched lexically (a shared stem) scores 1.0 whatever the threshold.
-The library is `evaluation/key_match_sweep.py`.
+The library is `training/key_match_sweep.py`.
 """
 from __future__ import annotations
 
 import argparse
 import sys
 
-from evaluation.key_match_sweep import sweep_key_match
+from training.key_match_sweep import sweep_key_match
 
 
 def main(argv: list[str] | None = None) -> int:

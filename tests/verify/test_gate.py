@@ -169,7 +169,7 @@ def test_fit_script_turns_unusable_arguments_into_usage_errors(argv, message, tm
 
 
 def test_collect_evaluates_each_fit_set_once_under_the_rules_gate(tmp_path, monkeypatch):
-    import evaluation.gate_refit as gate_refit
+    import training.gate_refit as gate_refit
 
     commands = []
 

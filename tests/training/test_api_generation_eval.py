@@ -1,7 +1,7 @@
-"""evaluation/api_generation.py: the questions evaluated per split are a seeded sample, in id order."""
+"""training/api_generation_eval.py: the questions evaluated per split are a seeded sample, in id order."""
 from types import SimpleNamespace
 
-from evaluation.api_generation import sample
+from training.api_generation_eval import sample
 
 
 def test_a_split_is_sampled_with_a_seed_and_kept_in_id_order():
