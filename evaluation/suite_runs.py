@@ -9,6 +9,7 @@ and the mean seconds per question from its `predictions.jsonl` (`records`). Used
 """
 from __future__ import annotations
 
+import argparse
 import json
 import shlex
 import sys
@@ -100,3 +101,13 @@ def command(suite: Suite, profile_path: Path, out_dir: Path, lock: str = "", lim
     if suite.kg_source:
         cmd += ["--kg-source", suite.kg_source]
     return cmd
+
+
+def add_run_options(parser: argparse.ArgumentParser, output_root: str) -> None:
+    """The options every suite runner shares: how many questions, how runs are started, where they go, reruns."""
+    parser.add_argument("--profile", default="cpu")
+    parser.add_argument("--limit", type=int)
+    parser.add_argument("--lock", default="", help="command prefix for every run, e.g. 'flock LOCKFILE'")
+    parser.add_argument("--output-root", default=output_root)
+    parser.add_argument("--rerun", action="store_true", help="run even where a summary exists")
+    parser.add_argument("--dry-run", action="store_true", help="write the profiles, print the commands")

@@ -36,6 +36,7 @@ import argparse
 import sys
 
 from evaluation.ablation import CONFIGURATIONS, SUITES, run_ablation
+from evaluation.suite_runs import add_run_options
 
 
 def main(argv=None) -> int:
@@ -44,15 +45,10 @@ def main(argv=None) -> int:
     parser.add_argument("--data", help="one suite of your own instead of --suites (with --task, --tokenizer)")
     parser.add_argument("--task", type=int, default=1, choices=(1, 2, 3))
     parser.add_argument("--tokenizer")
-    parser.add_argument("--profile", default="cpu")
-    parser.add_argument("--limit", type=int)
     parser.add_argument("--only", nargs="+", choices=list(CONFIGURATIONS), help="configurations to run")
     parser.add_argument("--baseline", nargs="+", default=[], metavar="SUITE=DIR",
                         help="read the base row of SUITE from this finished run directory")
-    parser.add_argument("--lock", default="", help="command prefix for every run, e.g. 'flock LOCKFILE'")
-    parser.add_argument("--output-root", default="outputs/ablation")
-    parser.add_argument("--rerun", action="store_true", help="run even where a summary exists")
-    parser.add_argument("--dry-run", action="store_true", help="write the profiles, print the commands")
+    add_run_options(parser, "outputs/ablation")
     args = parser.parse_args(argv)
     return run_ablation(args.suites, data=args.data, task=args.task, tokenizer=args.tokenizer, profile=args.profile,
                         only=args.only, baseline=args.baseline, lock=args.lock, limit=args.limit,

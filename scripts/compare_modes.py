@@ -28,18 +28,14 @@ import argparse
 import sys
 
 from evaluation.modes import MODES, SUITES, run_modes
+from evaluation.suite_runs import add_run_options
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--suites", nargs="+", choices=list(SUITES), default=list(SUITES))
     parser.add_argument("--only", nargs="+", choices=list(MODES), help="rows to run (the table shows all)")
-    parser.add_argument("--profile", default="cpu")
-    parser.add_argument("--limit", type=int)
-    parser.add_argument("--lock", default="", help="command prefix for every run, e.g. 'flock LOCKFILE'")
-    parser.add_argument("--output-root", default="outputs/modes")
-    parser.add_argument("--rerun", action="store_true", help="run even where a summary exists")
-    parser.add_argument("--dry-run", action="store_true", help="write the profiles, print the commands")
+    add_run_options(parser, "outputs/modes")
     args = parser.parse_args(argv)
     return run_modes(args.suites, only=args.only, profile=args.profile, limit=args.limit, lock=args.lock,
                      output_root=args.output_root, rerun=args.rerun, dry_run=args.dry_run)
