@@ -59,12 +59,12 @@ class Pipeline:
 
     def __init__(self, parts: Parts):
         c = self.config = parts.config
+        check_stage_budgets(c.pipeline.stage_budgets)  # the profile's own mistakes first, before anything loads
+        if c.pipeline.mode not in MODES:
+            raise ValueError(f"unknown pipeline.mode {c.pipeline.mode!r}; expected one of {list(MODES)}")
         self.parts = parts
         self.generator, self.router, self.prompts = parts.get("generator"), parts.get("router"), parts.get("prompts")
         self.sources: list[Source] = list(parts.get("sources"))
-        check_stage_budgets(c.pipeline.stage_budgets)
-        if c.pipeline.mode not in MODES:
-            raise ValueError(f"unknown pipeline.mode {c.pipeline.mode!r}; expected one of {list(MODES)}")
         if c.pipeline.mode == "omni" and not parts.has("source_selector"):
             raise ValueError("pipeline.mode omni needs a source selector (Pipeline.from_config builds it)")
         if c.attributes.enabled and not parts.has("attributes"):
