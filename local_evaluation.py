@@ -13,8 +13,8 @@ ask it every question in the grader's batch shape (only its four keys), saving e
 latency as soon as its batch returns (a rerun resumes; with `--ray`, Ray workers answer the batches and this
 process writes them: evaluation/ray_runner.py); score everything with the V3 rules and the chosen
 judges; print the chosen judge's metrics dict as one JSON line on stdout; write verdicts.jsonl, summary.json,
-report.md and a chart into the output directory. A progress bar shows the total, the ETA and the latest
-per-question latency. `--explain ID` prints one saved question's trace (why it was answered so) and exits.
+report.md, report.html (the whole run on one self-contained page, its path printed last) and a chart into the
+output directory. A progress bar shows the total, the ETA and the latest per-question latency. `--explain ID` prints one saved question's trace (why it was answered so) and exits.
 
 Judges (`--judge`): `normalized` (default) decides numbers, dates, yes/no, lists and names without an LLM
 and hands what it cannot decide to `--judge-fallback` (`local`, `openai`, or `none`: then unjudged);
@@ -41,6 +41,7 @@ from models.config import REPO_ROOT, ConfigError, load_config, parse_override, s
 from models.crag_model import CragModel, batch_size_of
 from evaluation.data import DEFAULT_DATA_PATH, LoadStats, count_examples, data_files, load_examples
 from evaluation.judge import make_judge
+from evaluation.html_report import write_html_report
 from evaluation.report import summarize, write_report
 from evaluation.normalized_judge import NormalizedJudge
 from evaluation.runner import PREDICTIONS_FILE, VERDICTS_FILE, PredictionLog, run_predictions, \
@@ -258,6 +259,8 @@ def evaluate(args, config, model, judge, trim, out_dir: Path) -> int:
     official = summary["official"]["metrics"]
     log.info("judge %s: score %.4f; official V3 (%s): score %.4f; trim %s; report: %s", headline_judge,
              summary["metrics"]["score"], official_judge, official["score"], trim.name, paths["report"])
+    page = write_html_report(out_dir)  # every answer's evidence a click away; its path is the last line logged
+    log.info("report (open in a browser): %s", page.resolve())
     return 0
 
 
