@@ -22,9 +22,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from evaluation.normalize import (Date, Number, clean, contains_phrase, find_dates, find_numbers, answer_key,
-                                   numbers_text, parse_date, remove_dates, same_number, same_word, split_list,
-                                   words)
+from evaluation.normalize import (Date, Number, contains_phrase, find_dates, find_numbers, numbers_text, parse_date,
+                                   remove_dates, same_number, same_word, split_list)
+from models.text import answer_key, clean, words
 
 STOPWORDS = frozenset(
     "a an the of in on at to for by from with and or is are was were be been it its this that these those "

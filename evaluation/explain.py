@@ -61,7 +61,7 @@ def format_trace(record: Mapping[str, Any], verdict: Mapping[str, Any] | None = 
                      f"{attempt.get('candidate', '')!r}")
         lines.append(f"  verifier: {'accepted' if verifier.get('accepted') else 'rejected'} -> "
                      f"{verifier.get('answer')!r}: {verifier.get('reason')}")
-        scores = {k: v for k, v in (verifier.get("scores") or {}).items() if k not in ("candidate", "supporting")}
+        scores = shown_scores(verifier)
         if scores:
             lines.append(f"  scores: {json.dumps(scores, ensure_ascii=False)}")
         if verifier.get("supporting"):
@@ -70,6 +70,12 @@ def format_trace(record: Mapping[str, Any], verdict: Mapping[str, Any] | None = 
             lines.append(f"  chunk [{chunk.get('kind')}] {chunk.get('source')} ({chunk.get('score')}): "
                          f"{chunk.get('text', '')[:120]!r}")
     return "\n".join(lines)
+
+
+def shown_scores(verifier: Mapping[str, Any]) -> dict:
+    """The verifier's scores a reader is shown: all but the candidate and the supporting sentence, which are
+    printed on their own."""
+    return {k: v for k, v in (verifier.get("scores") or {}).items() if k not in ("candidate", "supporting")}
 
 
 def _omni_lines(omni: Mapping[str, Any]) -> list[str]:

@@ -15,6 +15,7 @@ from typing import Any, Mapping, Sequence
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from evaluation.explain import shown_scores
 from evaluation.report import BREAKDOWNS, BUDGET_S
 from evaluation.runner import PREDICTIONS_FILE, VERDICTS_FILE
 from models.jsonl import read_jsonl
@@ -47,7 +48,7 @@ def question_view(record: Mapping[str, Any], verdict: Mapping[str, Any] | None) 
             "pathway": attempt.get("pathway", ""), "raw": attempt.get("raw_output", ""),
             "candidate": attempt.get("candidate", ""), "accepted": bool(verifier.get("accepted")),
             "answer": verifier.get("answer", ""), "reason": verifier.get("reason", ""),
-            "scores": {k: v for k, v in (verifier.get("scores") or {}).items() if k not in ("candidate", "supporting")},
+            "scores": shown_scores(verifier),
             "supporting": verifier.get("supporting", ""),
             "chunks": [{"source": c.get("source", ""), "kind": c.get("kind", ""), "score": c.get("score"),
                         "text": c.get("text", "")} for c in attempt.get("chunks") or []],
@@ -110,10 +111,13 @@ def changes(a: Sequence[dict], b: Sequence[dict]) -> list[dict]:
         p = before.get(q["id"])
         if p is None or p["verdict"] == q["verdict"]:
             continue
-        kind = ("gained" if q["verdict"] == "correct" else "lost" if p["verdict"] == "correct"
-                else "new hallucination" if q["verdict"] == "hallucination" else "changed")
-        if kind == "lost" and q["verdict"] == "hallucination":
-            kind = "lost (new hallucination)"
+        hallucinated = q["verdict"] == "hallucination"
+        if q["verdict"] == "correct":
+            kind = "gained"
+        elif p["verdict"] == "correct":
+            kind = "lost (new hallucination)" if hallucinated else "lost"
+        else:
+            kind = "new hallucination" if hallucinated else "changed"
         out.append({"id": q["id"], "kind": kind, "a": p, "b": q})
     return out
 

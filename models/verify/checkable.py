@@ -23,6 +23,7 @@ from datetime import date
 from typing import Any, Sequence
 
 from models.date_words import MONTH_START, month_number
+from models.text import ISO_DATE
 from models.verify.lexical import normalize, stem
 from models.verify.question_form import DIFFERENCE, SUM, options_of
 
@@ -47,7 +48,6 @@ _NEGATION = re.compile(r"\b(?:not|never|no|none|neither|nor|didn't|doesn't|isn't
                        r"haven't|hadn't|won't|cannot|can't|without)\b", re.IGNORECASE)
 _OWNERSHIP = frozenset("owned owns own owner owners subsidiary parent acquired acquisition bought division "
                        "part".split())
-_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _MDY = re.compile(rf"\b{MONTH_START}[a-z]*\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+"
                   r"(\d{4})\b", re.IGNORECASE)
 _DMY = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH_START}[a-z]*"
@@ -147,7 +147,7 @@ def _value_after(unit: str, option_words: Sequence[str], values: list) -> list:
 def dates_in(text: str) -> list[tuple[date, str]]:
     """Full dates (and, only when there is none, bare years as 1 January) in `text`, as written."""
     found = []
-    for m in _ISO.finditer(text):
+    for m in ISO_DATE.finditer(text):
         found.append((_safe_date(int(m.group(1)), int(m.group(2)), int(m.group(3))), m.group(0)))
     for m in _MDY.finditer(text):
         found.append((_safe_date(int(m.group(3)), month_number(m.group(1).lower()), int(m.group(2))),
@@ -171,7 +171,7 @@ def _safe_date(year: int, month: int, day: int) -> date | None:
 def quantities_in(text: str, skip: Sequence[str] = ()) -> list[tuple[float, str]]:
     """Numbers with their scale ("$3.06 trillion", "330 m", "2.81T") in `text`, as written; years, dates and the
     numbers in `skip` (the options' own, "iPhone 15") left out."""
-    dated = [m.span() for pattern in (_ISO, _MDY, _DMY) for m in pattern.finditer(text)]
+    dated = [m.span() for pattern in (ISO_DATE, _MDY, _DMY) for m in pattern.finditer(text)]
     out = []
     for m in _QUANTITY.finditer(text):
         if any(a <= m.start() < b for a, b in dated):
