@@ -1,0 +1,325 @@
+"""The one "current results" table of README.md and docs/results.md, made by a command (scripts/current_results.py)
+so that nobody types it.
+
+`SETS` are the measured sets, in the table's order, each a `Suite` of `evaluation.suite_runs` read back into the
+`local_evaluation.py` arguments shown in the table (`ResultSet.shown`); a run is that command plus `--profile`,
+`--output-dir` and `--no-resume` (`run_command`). `read_cell` reads a finished run directory as one stored figure:
+the normalized judge's counts and the median seconds per question. The figures live in `docs/current_results.json`
+(`load_store` / `save_store`), `render` turns them into the Markdown block (a pure function: the same figures give
+the same text) and `write_block` puts it between the markers of each document. `run_current_results` does all of
+it for the profiles and sets asked, keeping every other stored figure.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import platform
+import shlex
+import statistics
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from evaluation.data import DEFAULT_DATA_PATH
+from evaluation.suite_runs import SUITES, Suite, read_run, records
+from models.config import REPO_ROOT
+
+PROFILES = ("cpu", "g4dn")
+GPU_PROFILES = ("g4dn",)  # their columns say why they are empty until someone runs them on a GPU
+START = "<!-- current-results:start -->"
+END = "<!-- current-results:end -->"
+STORE = REPO_ROOT / "docs" / "current_results.json"
+DOCUMENTS = (REPO_ROOT / "README.md", REPO_ROOT / "docs" / "results.md")
+OUTPUT_ROOT = "outputs/current-results"
+COMMAND = "python scripts/current_results.py"
+
+
+@dataclass(frozen=True)
+class ResultSet:
+    label: str
+    size: int  # questions in the data file (the tests count them)
+    suite: Suite
+
+    def args(self) -> list[str]:
+        """The `local_evaluation.py` arguments that differ from its defaults."""
+        suite, args = self.suite, []
+        if suite.task != 1:
+            args += ["--task", str(suite.task)]
+        if suite.data != DEFAULT_DATA_PATH:
+            args += ["--data", suite.data]
+        if suite.tokenizer:
+            args += ["--tokenizer", suite.tokenizer]
+        if suite.kg_source:
+            args += ["--kg-source", suite.kg_source]
+        return args
+
+    def shown(self) -> str:
+        return shlex.join(["python", "local_evaluation.py", *self.args()])
+
+    def heading(self) -> str:
+        return f"{self.label} ({self.size}, Task {self.suite.task})"
+
+    def missing_inputs(self, root: Path = REPO_ROOT) -> list[str]:
+        """The input files or folders of this set that are not there (e.g. `../shared` not beside the checkout)."""
+        paths = [self.suite.data, self.suite.tokenizer, self.suite.kg_source]
+        return [path for path in paths if path and not (root / path).exists()]
+
+
+SETS: dict[str, ResultSet] = {
+    "sample": ResultSet("bundled sample", 20, SUITES["sample"]),
+    "dev": ResultSet("real CRAG dev questions", 10, SUITES["dev"]),
+    "task2": ResultSet("Task-2 sample", 20, SUITES["task2"]),
+    "task3": ResultSet("Task-3 sample", 6, SUITES["task3"]),
+    "kg_wordings": ResultSet("KG wordings", 43, Suite("data/acceptance/kg_wordings.jsonl", 2)),
+    "kg_unseen": ResultSet("unseen KG", 62, SUITES["kg_unseen"]),
+    "checkable": ResultSet("checkable answers", 30, Suite("data/acceptance/checkable.jsonl", 2)),
+    "public_sql": ResultSet("public data in SQL", 37, Suite("data/acceptance/public_sql.jsonl", 1)),
+}
+
+
+class MarkerError(ValueError):
+    """A document without exactly one start marker followed by exactly one end marker."""
+
+
+def run_command(result_set: ResultSet, profile: str, out_dir: Path, limit: int | None = None) -> list[str]:
+    """The shown command with the profile, the run directory and a fresh start (`--limit`: a quick check)."""
+    cmd = [sys.executable, "local_evaluation.py", *result_set.args(), "--profile", profile,
+           "--output-dir", str(out_dir), "--no-resume"]
+    return cmd + ["--limit", str(limit)] if limit else cmd
+
+
+def run_subprocess(cmd: list[str], log_path: Path) -> int:
+    """Runs one evaluation from the repository root, its output in `log_path`; its exit status."""
+    with open(log_path, "w", encoding="utf-8") as log:
+        return subprocess.run(cmd, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT).returncode
+
+
+def median_seconds(run_dir: Path) -> float | None:
+    try:
+        latencies = [float(record["latency_s"]) for record in records(run_dir)]
+    except (KeyError, TypeError, ValueError):
+        return None
+    return statistics.median(latencies) if latencies else None
+
+
+def read_cell(run_dir: Path, commit: str, machine: str) -> dict | None:
+    """One stored figure from a finished run directory, None when it has no summary. Its date is the summary's
+    (UTC), so a run read back rather than rerun keeps the day it was measured."""
+    cell = read_run(run_dir)
+    if cell is None:
+        return None
+    summary_path = run_dir / "summary.json"
+    judge = json.loads(summary_path.read_text(encoding="utf-8")).get("judge", "normalized")
+    date = datetime.datetime.fromtimestamp(summary_path.stat().st_mtime, datetime.timezone.utc).date().isoformat()
+    return {"correct": cell.correct, "missing": cell.missing, "hallucination": cell.hallucination,
+            "total": cell.total, "median_s": median_seconds(run_dir), "date": date, "commit": commit,
+            "machine": machine, "judge": judge}
+
+
+def _git(*args: str) -> str | None:
+    try:
+        done = subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def current_commit() -> str:
+    """The short commit, `-dirty` when tracked files differ from it (untracked outputs do not count)."""
+    short = _git("rev-parse", "--short", "HEAD")
+    if short is None:
+        return "unknown"
+    return short + ("-dirty" if _git("status", "--porcelain", "--untracked-files=no") else "")
+
+
+def current_machine() -> str:
+    try:
+        done = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
+                              text=True, timeout=30)
+        names = [line.strip() for line in done.stdout.splitlines() if line.strip()] if done.returncode == 0 else []
+    except (OSError, subprocess.SubprocessError):
+        names = []
+    gpus = ", ".join(f"{names.count(n)} x {n}" if names.count(n) > 1 else n for n in dict.fromkeys(names))
+    return f"{platform.machine()}, {os.cpu_count()} CPUs, {gpus or 'no GPU'}"
+
+
+def load_store(path: Path = STORE) -> dict:
+    """The stored figures; none yet when the file does not exist."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {"profiles": {}}
+
+
+def save_store(store: dict, path: Path = STORE) -> None:
+    # Sorted keys and an indent: a re-measured set is a few changed lines in the diff.
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps(store, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def _figures(cell: dict | None, unmeasured: str) -> list[str]:
+    if cell is None:
+        return [unmeasured, "", ""]
+    total = cell["total"]
+    score = f"{(cell['correct'] - cell['hallucination']) / total:+.2f}" if total else "n/a"
+    seconds = "n/a" if cell.get("median_s") is None else f"{cell['median_s']:.1f} s"
+    return [f"{cell['correct']} / {cell['missing']} / {cell['hallucination']}", score, seconds]
+
+
+def _provenance(profile: str, cells: dict[str, dict]) -> str:
+    """When, at which commit and where a profile's figures were measured: one group per (date, commit, machine,
+    judge), oldest first, naming its sets when there are several groups."""
+    if not cells:
+        return f"`{profile}`: not measured yet" + (" (needs a GPU machine)." if profile in GPU_PROFILES else ".")
+    groups: dict[tuple, list[str]] = {}
+    for name, cell in cells.items():
+        key = (cell["date"], cell["commit"], cell["machine"], cell.get("judge", "normalized"))
+        groups.setdefault(key, []).append(name)
+    parts = [f"{date} at commit {commit} on {machine}" + (f" ({', '.join(names)})" if len(groups) > 1 else "")
+             for (date, commit, machine, _), names in sorted(groups.items())]
+    judges = sorted({key[3] for key in groups})
+    return f"`{profile}`: measured {'; '.join(parts)}; {', '.join(judges)} judge"
+
+
+def render(store: dict) -> str:
+    """The Markdown block between the markers: the table, one provenance line per profile, how to re-make it."""
+    stored = store.get("profiles", {})
+    head = ["set"]
+    for profile in PROFILES:
+        head += [f"`{profile}`: correct / `i don't know` / wrong", f"`{profile}`: score", f"`{profile}`: median s/q"]
+    lines = ["| " + " | ".join(head + ["command"]) + " |", "|---" * (len(head) + 1) + "|"]
+    for name, result_set in SETS.items():
+        row = [result_set.heading()]
+        for profile in PROFILES:
+            cells = stored.get(profile, {}).get("sets", {})
+            unmeasured = "not measured (no GPU run yet)" if not cells and profile in GPU_PROFILES else "not measured"
+            row += _figures(cells.get(name), unmeasured)
+        lines.append("| " + " | ".join(row + [f"`{result_set.shown()}`"]) + " |")
+    for profile in PROFILES:
+        cells = stored.get(profile, {}).get("sets", {})
+        lines += ["", _provenance(profile, {name: cells[name] for name in SETS if name in cells})]
+    lines += ["", f"Re-made by `{COMMAND}` (add `--profiles g4dn` on a GPU machine with the weights in place)."]
+    return "\n".join(lines)
+
+
+def _span(text: str, name: str) -> tuple[int, int]:
+    """Where the block of `text` starts and ends (between the markers); MarkerError naming `name` when the markers
+    are missing, doubled or out of order."""
+    if text.count(START) != 1 or text.count(END) != 1:
+        raise MarkerError(f"{name}: needs exactly one {START} and one {END} "
+                          f"(found {text.count(START)} and {text.count(END)})")
+    start, end = text.index(START) + len(START), text.index(END)
+    if end < start:
+        raise MarkerError(f"{name}: {END} comes before {START}")
+    return start, end
+
+
+def block_of(text: str, name: str) -> str:
+    """The block between the markers, without the line breaks that frame it."""
+    start, end = _span(text, name)
+    return text[start:end].strip("\n")
+
+
+def replace_block(text: str, block: str, name: str) -> str:
+    start, end = _span(text, name)
+    return text[:start] + "\n" + block + "\n" + text[end:]
+
+
+def write_block(block: str, paths: Sequence[Path]) -> None:
+    """Puts `block` between the markers of every file of `paths`; every file is checked before any is written,
+    so one bad file leaves them all as they were (MarkerError)."""
+    texts = {Path(path): Path(path).read_text(encoding="utf-8") for path in paths}
+    new = {path: replace_block(text, block, str(path)) for path, text in texts.items()}
+    for path, text in new.items():
+        if text != texts[path]:
+            path.write_text(text, encoding="utf-8")
+
+
+def stale(paths: Sequence[Path], store_path: Path = STORE) -> list[str]:
+    """Why the documents' blocks are not the rendering of the stored figures (hand-edited, or not re-made); []
+    when they are."""
+    expected = render(load_store(store_path))
+    problems = []
+    for path in paths:
+        try:
+            found = block_of(Path(path).read_text(encoding="utf-8"), str(path))
+        except (OSError, MarkerError) as exc:
+            problems.append(str(exc))
+            continue
+        if found != expected:
+            problems.append(f"{path}: the current-results block is not the rendering of {store_path}")
+    return problems
+
+
+def run_current_results(profiles: Sequence[str] = ("cpu",), sets: Sequence[str] = tuple(SETS), *,
+                        output_root: str = OUTPUT_ROOT, rerun: bool = False, limit: int | None = None,
+                        dry_run: bool = False, render_only: bool = False, store_path: Path = STORE,
+                        documents: Sequence[Path] = DOCUMENTS,
+                        run: Callable[[list[str], Path], int] | None = None) -> int:
+    """Measures `sets` on `profiles` (a finished run directory is read unless `rerun`), stores the figures that
+    came out, keeps every other, and writes the block into `documents`; prints the table. `limit` runs that many
+    questions per set into their own folders and writes nothing; `dry_run` prints the commands; `render_only`
+    re-makes the documents from the stored figures; `run(command, log_path)` starts one run and returns its exit
+    status (default `run_subprocess`). Returns 2 for bad markers, 1 when a run failed, else 0."""
+    run = run or run_subprocess
+    store = load_store(store_path)
+    if not limit and not dry_run:
+        try:  # before any run: markers found wrong after an hour of runs would lose nothing, but waste the hour
+            for path in documents:
+                _span(Path(path).read_text(encoding="utf-8"), str(path))
+        except (OSError, MarkerError) as exc:
+            print(f"error: {exc}; nothing written", file=sys.stderr)
+            return 2
+    failed = []
+    if not render_only:
+        commit, machine = current_commit(), current_machine()
+        root = Path(output_root).resolve() / (f"limit-{limit}" if limit else "")
+        for profile in profiles:
+            for name in sets:
+                result_set, out_dir = SETS[name], root / profile / name
+                missing = result_set.missing_inputs()
+                if missing:
+                    print(f"[{profile} / {name}] skipped: {', '.join(missing)} not found; its stored figure is kept",
+                          flush=True)
+                    continue
+                if not rerun and read_run(out_dir) is not None:
+                    print(f"[{profile} / {name}] read from {out_dir} (finished; --rerun runs it again)", flush=True)
+                else:
+                    cmd = run_command(result_set, profile, out_dir, limit)
+                    print(f"[{profile} / {name}] {shlex.join(cmd)}", flush=True)
+                    if dry_run:
+                        continue
+                    (out_dir / "summary.json").unlink(missing_ok=True)  # a failed rerun must not read the old one
+                    out_dir.parent.mkdir(parents=True, exist_ok=True)
+                    log_path = out_dir.parent / f"{name}.log"
+                    code = run(cmd, log_path)
+                    if code != 0 or read_run(out_dir) is None:
+                        failed.append(f"{profile} / {name}")
+                        print(f"[{profile} / {name}] failed (exit {code}); see {log_path}; its stored figure is "
+                              "kept", file=sys.stderr, flush=True)
+                        continue
+                if dry_run:
+                    continue
+                entry = store.setdefault("profiles", {}).setdefault(profile, {})
+                entry.setdefault("sets", {})[name] = read_cell(out_dir, commit, machine)
+                latest = max(entry["sets"].values(), key=lambda cell: cell["date"])  # the first of the newest
+                entry.update({key: latest[key] for key in ("date", "commit", "machine")})
+    if dry_run:
+        return 0
+    block = render(store)
+    if limit:
+        print(f"\n--limit {limit}: a quick check; nothing written ({store_path} and the documents are as they were)")
+    else:
+        if not render_only:
+            save_store(store, store_path)
+        write_block(block, documents)
+        print(f"\nwritten: {store_path if not render_only else '(figures unchanged)'}, "
+              + ", ".join(str(path) for path in documents))
+    print("\n" + block)
+    if failed:
+        print(f"failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0

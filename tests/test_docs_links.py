@@ -1,0 +1,243 @@
+"""The documentation's links lead somewhere, and the code's pointers into it name headings that exist.
+
+- README.md and every docs/**/*.md: each Markdown link or image (`[text](target)`, `![alt](target)`, `[ref]: target`)
+  outside fenced code and inline code, other than http(s): and mailto:, names a file or folder of the repository
+  (relative to the linking file), and its `#anchor` is a GitHub heading slug of the target (of the same file for
+  `#anchor` alone), or an explicit `<a id=...>` / `<a name=...>` there.
+- The code (`*.py`, `*.yaml`, Makefile, Dockerfile tracked under the packages, scripts/, local_evaluation.py and
+  .ci/): each `README "Heading"` (or 'Heading', or `README: 'Heading'`) and `docs/NAME.md "Heading"` names the start
+  of a heading of that file (ignoring case and backticks), so a renamed or moved section is caught where it is cited.
+"""
+import re
+import subprocess
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+CODE_PLACES = ("models/", "evaluation/", "submission/", "training/", "mock_api/", "scripts/", ".ci/",
+               "local_evaluation.py", "Makefile", "Dockerfile")
+CODE_KINDS = (".py", ".yaml", ".yml")
+
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+INLINE_CODE = re.compile(r"(`+)(?:.|\n)*?(?<!`)\1(?!`)")
+ATX = re.compile(r"^ {0,3}#{1,6}(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+INLINE_LINK = re.compile(r"\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
+REFERENCE_LINK = re.compile(r"^ {0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)", re.M)
+EXPLICIT_ANCHOR = re.compile(r"<a\s[^>]*?(?:id|name)=[\"']([^\"']+)[\"']", re.I)
+EXTERNAL = ("http:", "https:", "mailto:")
+LINE_ANCHOR = re.compile(r"L\d+(?:-L\d+)?")
+# A space or a colon between the file and the quote: `"README.md", x / "docs"` in code is no reference; nor is a
+# README of a data folder (`data/public/README.md "..."`).
+CODE_REFERENCE = re.compile(r"(?<![\w/.])(README(?:\.md)?|docs/[\w./-]+?\.md)(?::[ \t]*|[ \t]+)([\"'])([^\"'\n]+)\2")
+
+
+def outside_fences(text: str) -> list[str]:
+    """The lines of `text`, those of fenced code blocks blanked (so line numbers stay)."""
+    lines, fence = [], None
+    for line in text.split("\n"):
+        opening = FENCE.match(line)
+        if fence is None and opening:
+            fence = opening.group(1)
+            lines.append("")
+        elif fence is not None:
+            closing = FENCE.match(line)
+            if closing and closing.group(1)[0] == fence[0] and len(closing.group(1)) >= len(fence) \
+                    and not line.strip()[len(closing.group(1)):].strip():
+                fence = None
+            lines.append("")
+        else:
+            lines.append(line)
+    return lines
+
+
+def without_inline_code(text: str) -> str:
+    """`text` with every code span blanked (line breaks kept)."""
+    return INLINE_CODE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+
+
+def headings(text: str) -> list[str]:
+    """The heading texts of a Markdown text (ATX and setext), in order; none from fenced code."""
+    found, previous = [], ""
+    for line in outside_fences(text):
+        atx = ATX.match(line)
+        if atx:
+            found.append((atx.group(1) or "").strip())
+            previous = ""
+            continue
+        if SETEXT.match(line) and previous.strip() and not re.match(r"^\s*([-*+>|]|\d+[.)])", previous):
+            found.append(previous.strip())
+            previous = ""
+            continue
+        previous = line
+    return found
+
+
+def slug_text(heading: str) -> str:
+    """The text GitHub makes a slug of: links read as their text, HTML tags and backticks gone."""
+    heading = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", heading)
+    return re.sub(r"<[^>]+>", "", heading).replace("`", "")
+
+
+def slugs(text: str) -> set[str]:
+    """GitHub's anchors of a Markdown text: lowercase, only letters, digits, spaces, hyphens and underscores kept,
+    spaces as hyphens, a repeated slug numbered -1, -2, ... in order; plus explicit <a id/name> anchors."""
+    seen: dict[str, int] = {}
+    anchors = set()
+    for heading in headings(text):
+        slug = re.sub(r"[^\w\- ]", "", slug_text(heading).lower()).replace(" ", "-")
+        anchors.add(f"{slug}-{seen[slug]}" if slug in seen else slug)
+        seen[slug] = seen.get(slug, 0) + 1
+    return anchors | set(EXPLICIT_ANCHOR.findall(text))
+
+
+def link_targets(text: str) -> list[tuple[int, str]]:
+    """(line, target) of every inline, image and reference-style link outside fenced and inline code."""
+    body = without_inline_code("\n".join(outside_fences(text)))
+    found = []
+    for pattern in (INLINE_LINK, REFERENCE_LINK):
+        for match in pattern.finditer(body):
+            found.append((body.count("\n", 0, match.start()) + 1, match.group(1).strip("<>")))
+    return sorted(found)
+
+
+def broken_links(path: Path, root: Path) -> list[str]:
+    """`file:line: target (why)` for every link of the Markdown file `path` that leads nowhere in `root`."""
+    problems = []
+    text = path.read_text(encoding="utf-8")
+    for line, target in link_targets(text):
+        if target.lower().startswith(EXTERNAL):
+            continue
+        where = f"{path.relative_to(root)}:{line}: ({target})"
+        part, _, anchor = urllib.parse.unquote(target).partition("#")
+        part = part.split("?")[0]
+        linked = (path.parent / part).resolve() if part else path
+        if not linked.is_relative_to(root.resolve()) or not linked.exists():
+            problems.append(f"{where} no such file or folder in the repository")
+        elif anchor and linked.suffix.lower() == ".md":
+            if anchor not in slugs(linked.read_text(encoding="utf-8")):
+                problems.append(f"{where} no heading of {linked.relative_to(root.resolve())} has the anchor #{anchor}")
+        elif anchor and not (linked.is_file() and LINE_ANCHOR.fullmatch(anchor)):
+            problems.append(f"{where} #{anchor} is neither a Markdown heading nor a line anchor")
+    return problems
+
+
+def bare(heading: str) -> str:
+    return heading.replace("`", "").strip().lower()
+
+
+def stale_references(path: Path, root: Path) -> list[str]:
+    """`file:line: reference (why)` for every `README "Heading"` / `docs/NAME.md "Heading"` of `path` that no
+    heading of that file starts with."""
+    problems = []
+    text = path.read_text(encoding="utf-8", errors="replace")
+    for match in CODE_REFERENCE.finditer(text):
+        document, cited = match.group(1), match.group(3)
+        target = root / ("README.md" if document.startswith("README") else document)
+        where = f"{path.relative_to(root)}:{text.count(chr(10), 0, match.start()) + 1}: {match.group(0)}"
+        if not target.is_file():
+            problems.append(f"{where} ({document} does not exist)")
+        elif not any(bare(h).startswith(bare(cited)) for h in headings(target.read_text(encoding="utf-8"))):
+            problems.append(f"{where} (no heading of {target.relative_to(root)} starts with {cited!r})")
+    return problems
+
+
+def documents(root: Path) -> list[Path]:
+    return [root / "README.md", *sorted((root / "docs").rglob("*.md"))]
+
+
+def code_files(root: Path) -> list[Path]:
+    """The tracked code and configuration files that may cite the documentation."""
+    listed = subprocess.run(["git", "ls-files", "-z", *CODE_PLACES], cwd=root, capture_output=True, text=True,
+                            check=True).stdout.split("\0")
+    return [root / name for name in listed if name and (name.endswith(CODE_KINDS) or name.startswith(".ci/")
+                                                        or Path(name).name in ("Makefile", "Dockerfile"))]
+
+
+# --- the repository ---
+
+@pytest.mark.parametrize("path", documents(REPO), ids=lambda p: str(p.relative_to(REPO)))
+def test_every_link_of_the_documentation_leads_somewhere(path):
+    problems = broken_links(path, REPO)
+    assert not problems, "broken links:\n" + "\n".join(problems)
+
+
+def test_the_code_cites_headings_that_exist():
+    files = code_files(REPO)
+    assert REPO / "models" / "config.py" in files and REPO / "Dockerfile" in files  # the scan sees the code
+    problems = [problem for path in files for problem in stale_references(path, REPO)]
+    assert not problems, f"{len(problems)} stale references to the documentation:\n" + "\n".join(problems)
+
+
+# --- the checkers themselves, on small files ---
+
+GUIDE = """# Guide
+
+## Quick start (two commands)
+
+Text with `[not a link](nowhere.md)` in code, and a [good link](../README.md#the-b-part-c).
+
+```markdown
+# Not a heading
+[not a link either](nowhere.md)
+```
+
+## Quick start (two commands)
+
+## Ünïcode & `code`: done?
+
+Setext heading
+--------------
+
+<a id="custom-anchor"></a>
+[self](#quick-start-two-commands-1) [unicode](#ünïcode--code-done) [setext](#setext-heading)
+[explicit](#custom-anchor) [folder](.) [image ![alt](../pic.png)](https://example.com) [mail](mailto:a@b.c)
+[line](../tool.py#L3-L5)
+
+[ref]: ../README.md
+"""
+
+
+@pytest.fixture
+def tiny_repo(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "README.md").write_text("# Title\n\n## The `B` part: c\n\nSee [the guide](docs/guide.md).\n",
+                                        encoding="utf-8")
+    (tmp_path / "docs" / "guide.md").write_text(GUIDE, encoding="utf-8")
+    (tmp_path / "pic.png").write_bytes(b"\x89PNG")
+    (tmp_path / "tool.py").write_text('"""Cites README "the b part", docs/guide.md "Quick start".\n'
+                                      "And README: 'title' and docs/guide.md: 'ünïcode & code'.\"\"\"\n", encoding="utf-8")
+    return tmp_path
+
+
+def test_the_slugs_follow_github():
+    assert slugs(GUIDE) >= {"guide", "quick-start-two-commands", "quick-start-two-commands-1",
+                            "ünïcode--code-done", "setext-heading", "custom-anchor"}
+    assert "not-a-heading" not in slugs(GUIDE)
+
+
+def test_valid_links_and_references_are_not_reported(tiny_repo):
+    assert [problem for path in documents(tiny_repo) for problem in broken_links(path, tiny_repo)] == []
+    assert stale_references(tiny_repo / "tool.py", tiny_repo) == []
+
+
+def test_a_broken_link_a_broken_anchor_and_a_stale_reference_are_each_reported(tiny_repo):
+    guide = tiny_repo / "docs" / "guide.md"
+    guide.write_text(GUIDE + "\n[gone](../missing.md) [bad anchor](../README.md#the-b-part)\n"
+                             "[fenced](#not-a-heading) ![lost](img/lost.png) [escaping](../../outside.md)\n",
+                     encoding="utf-8")
+    line = GUIDE.count("\n") + 2
+    problems = broken_links(guide, tiny_repo)
+    assert problems == [
+        f"docs/guide.md:{line}: (../README.md#the-b-part) no heading of README.md has the anchor #the-b-part",
+        f"docs/guide.md:{line}: (../missing.md) no such file or folder in the repository",
+        f"docs/guide.md:{line + 1}: (#not-a-heading) no heading of docs/guide.md has the anchor #not-a-heading",
+        f"docs/guide.md:{line + 1}: (../../outside.md) no such file or folder in the repository",
+        f"docs/guide.md:{line + 1}: (img/lost.png) no such file or folder in the repository"]
+    code = tiny_repo / "tool.py"
+    code.write_text('x = 1\n# see README "Old heading" and docs/gone.md "Guide" and docs/guide.md \'Guide\'\n')
+    problems = stale_references(code, tiny_repo)
+    assert problems == ["tool.py:2: README \"Old heading\" (no heading of README.md starts with 'Old heading')",
+                        "tool.py:2: docs/gone.md \"Guide\" (docs/gone.md does not exist)"]
