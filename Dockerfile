@@ -15,9 +15,9 @@
 # driver >= 525.60.13) builds with
 #   docker build --build-arg CUDA_BASE=nvidia/cuda:12.8.1-base-ubuntu22.04 \
 #       --build-arg REQUIREMENTS=requirements-cu12.txt -t crag-submission-cu12 .
-# (the grader builds the defaults: change both ARG defaults to submit it). Sources: README "Submitting".
+# (the grader builds the defaults: change both ARG defaults to submit it). Sources: docs/gpu.md "The host driver".
 # `python scripts/preflight.py` resolves both requirement files and checks each torch wheel's CUDA against its
-# base image, and the start-up lines below (README "g4dn start-up").
+# base image, and the start-up lines below (docs/gpu.md "g4dn start-up").
 ARG CUDA_BASE=nvidia/cuda:13.0.2-base-ubuntu22.04
 FROM ${CUDA_BASE}
 

@@ -54,7 +54,7 @@ adapters: setup
 	$(PY) scripts/make_adapters.py --data $(DATA) --base $(BASE) $(ARGS)
 
 # The calibrated answer gate (verifier.gate: calibrated): rules-gate runs on the package's own fit sets (never a set
-# the README reports on), then the fit (reliability table, rules vs calibrated), written to GATE_OUT. A GPU user
+# docs/results.md reports on), then the fit (reliability table, rules vs calibrated), written to GATE_OUT. A GPU user
 # refits on their own traces: python scripts/fit_gate.py RUN_DIR ... --profile g4dn --output models/gates/g4dn.json
 GATE_PROFILE ?= cpu
 GATE_OUT     ?= models/gates/cpu.json

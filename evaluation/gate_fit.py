@@ -30,7 +30,7 @@ from models.verify.gate import BREAK_EVEN, CalibratedGate, candidate_answer, fea
 from models.verify.verifier import decide_by_rules
 
 
-# The package's own sets the CPU gate is fitted on (data file, task): never a set the README reports scores on
+# The package's own sets the CPU gate is fitted on (data file, task): never a set docs/results.md reports scores on
 # (the bundled sample, the Task-2 and Task-3 samples, the real dev questions, kg_unseen). GATE_KG_QUESTIONS is
 # generated into the collection folder first (training/gate_kg_questions.py: KG template questions, unseen
 # wordings first); data/gate/ holds template questions with five pages each rendered from the bundled KG.

@@ -51,7 +51,7 @@ def without_missing_adapters(config: Config) -> tuple[Config, dict[str, str]]:
     for name, why in missing.items():
         log.warning("LoRA adapter %r is missing, so its stages run on the base model with their in-context prompts "
                     "(%s)", name, why)
-    log.warning("%d of %d adapters missing; train them with `%s` (README 'Training'), or set "
+    log.warning("%d of %d adapters missing; train them with `%s` (docs/training.md), or set "
                 "llm.require_adapters: true to make a missing adapter an error", len(missing),
                 len(config.llm.adapters), TRAIN_COMMAND)
     return replace(config, llm=llm, kg=kg), missing

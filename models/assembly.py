@@ -2,7 +2,7 @@
 
 Importing this module registers them. The generator is not among them: `Pipeline.from_config` builds it first,
 because vLLM forks its tensor-parallel workers and a worker forked from a process that has initialised CUDA
-fails, so nothing touches CUDA before the engine exists (README "g4dn start-up"). The KG pathway, public data,
+fails, so nothing touches CUDA before the engine exists (docs/gpu.md "g4dn start-up"). The KG pathway, public data,
 the router and the grader's tokenizer are imported when built: Task 1 never imports the KG package.
 """
 from __future__ import annotations

@@ -59,7 +59,7 @@ class PipelineConfig:
     sources: tuple[str, ...] = ("public_data", "kg", "sql", "web")
     # db3: the cascade above, in that order (a verified answer settles its query; the last source answers the
     # rest) | omni: OmniRetrieval (seed 002, section `omni`): choose sources per question, ask each chosen one,
-    # rank all their evidence into one context and answer once from it (README "Modes" has both measured).
+    # rank all their evidence into one context and answer once from it (docs/results.md "Modes" has both measured).
     mode: str = "db3"
     batch_size: int = 4  # what get_batch_size() returns, 1..16
     per_question_budget_s: float = 30.0  # the grader's limit per question

@@ -46,7 +46,7 @@ def resolve_model_path(spec: str, models_dir: str | os.PathLike, what: str = "mo
         path = Path(spec) if os.path.isabs(spec) else Path(models_dir) / spec
     if not path.exists():
         raise ModelNotFoundError(
-            f"the {what} was not found at {path}; place it there (README: 'Weights') or set "
+            f"the {what} was not found at {path}; place it there (docs/gpu.md 'Weights') or set "
             f"$CRAG_MODELS_DIR / the profile's path")
     return path
 

@@ -89,7 +89,7 @@ class Pipeline:
         """Every part the profile asks for, built (all weights load here); the LLM first: vLLM forks its
         tensor-parallel workers unless VLLM_WORKER_MULTIPROC_METHOD=spawn (the Dockerfile sets it), and a worker
         forked from a process that has initialised CUDA fails; so nothing touches CUDA before the engine exists
-        (README "g4dn start-up")."""
+        (docs/gpu.md "g4dn start-up")."""
         config, missing = without_missing_adapters(config)  # a missing adapter: the base model stands in
         generator = make_generator(config.llm, config.models_dir)
         if missing:

@@ -1,4 +1,4 @@
-"""CPU figures of the transformers backend (README "Measured"): tokens/s and the grammar-mask cost per step.
+"""CPU figures of the transformers backend (docs/results.md "The LLM on CPU"): tokens/s and the grammar-mask cost per step.
 
     python scripts/bench_llm.py                   # SmolLM2-135M (the CPU profile's model), one thread
 

@@ -3,7 +3,7 @@
     python scripts/build_public_data.py --src DIR --out FILE
 
 DIR holds any of `the_oscar_award.csv`, `the_grammy_awards.csv`, `movies_metadata.csv` (+ `credits.csv`),
-`finance_stats.csv` (README "Public data" says where to download each; `importers` lists the columns).
+`finance_stats.csv` (data/public/README.md says where to download each; `importers` lists the columns).
 Point the profile's `public_data.database` at FILE (and set `build_from: ""` or to DIR).
 """
 from __future__ import annotations

@@ -13,7 +13,7 @@ coefficients, intercept, what it was fitted on, the cross-validated figures) as 
 under the profile's `verifier` thresholds (`--profile`). `--collect DIR` first runs `local_evaluation.py` (rules
 gate) on the package's own fit sets (`evaluation.gate_fit.FIT_SUITES`: 432 KG template questions generated into
 DIR by `training/gate_kg_questions.py` (Task 2), the 273 web questions of `data/gate/` (Task 1), the KG wordings,
-checkable and public-SQL acceptance sets; never a set the README reports on) into `DIR/<set>/`, skipping those
+checkable and public-SQL acceptance sets; never a set docs/results.md reports on) into `DIR/<set>/`, skipping those
 already finished, and fits on them. The library is `training/gate_refit.py` (the fit: `evaluation/gate_fit.py`).
 """
 from __future__ import annotations

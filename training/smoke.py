@@ -36,6 +36,9 @@ def run_smoke(out: Path, steps: int = 5, max_length: int = 1024, limit: int = 20
     from training.train_lora import TrainConfig, train_files
 
     data = data or str(next((p for p in (resolve_repo_path(SAMPLE), resolve_repo_path(DEV)) if p.exists()), SAMPLE))
+    # Absolute, because the profile reads a relative adapter path against the models directory, not against the
+    # working directory the outputs are written in (`outputs/smoke_training` is the command's default).
+    out = out.resolve()
     labels = out / "web_answer.jsonl"
     summary = label_file(LabelSettings(data=data, out=str(labels), limit=limit, judge="rules", profile="cpu",
                                        context_max_tokens=context_tokens))

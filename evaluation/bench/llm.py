@@ -1,4 +1,4 @@
-"""CPU figures of the transformers backend (README "Measured"), as scripts/bench_llm.py prints them.
+"""CPU figures of the transformers backend (docs/results.md "The LLM on CPU"), as scripts/bench_llm.py prints them.
 
 `tokens_per_second` times `model.generate` on a batch of chat prompts (best of several calls, in CPU time of this
 process); `grammar_mask_cost` decodes the KG pathway's real request under its Lark grammar and times the

@@ -11,7 +11,7 @@ class PublicDataConfig:
     # Store. `database` is repo-relative or absolute; when it is missing (or was auto-built and its
     # sources changed) it is built from `build_from` ("" = never build: a missing store skips the pathway).
     database: str = ".cache/public_data/public_data.sqlite"
-    build_from: str = "data/public"  # the shipped fixtures; point both keys at the full CSVs (README)
+    build_from: str = "data/public"  # the shipped fixtures; point both keys at the full CSVs (data/public/README.md)
     # Entity extraction (prompts/entity_<domain>.txt on the base model unless an adapter is named).
     entity_adapter: str | None = None
     entity_max_new_tokens: int = 32

@@ -84,7 +84,7 @@ def _fuzz(name: str, strategy, examples: int):
         outcomes[outcome] += 1
         slowest = max(slowest, elapsed)
     run()
-    # The figure quoted in the README (`pytest -m slow -s tests/calculator/test_fuzz.py`).
+    # The figure quoted in docs/results.md (`pytest -m slow -s tests/calculator/test_fuzz.py`).
     print(f"\ncalculator fuzz [{name}]: {sum(outcomes.values())} inputs, {outcomes['value']} values, "
           f"{outcomes['rejected']} CalculatorError, 0 other outcomes, slowest {slowest * 1000:.1f} ms")
 

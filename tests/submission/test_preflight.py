@@ -174,7 +174,7 @@ def test_dockerfile_is_linted():
 
 
 def test_the_image_start_up_lines_are_checked(tmp_path):
-    """apt.txt must carry a C compiler and the Dockerfile must start vLLM's workers by spawn (README 'g4dn
+    """apt.txt must carry a C compiler and the Dockerfile must start vLLM's workers by spawn (docs/gpu.md 'g4dn
     start-up'); a comment that mentions them does not count."""
     assert preflight.startup_problems(REPO_ROOT) == []
     assert preflight.dockerfile_env(REPO_ROOT / "Dockerfile")["VLLM_WORKER_MULTIPROC_METHOD"] == "spawn"

@@ -29,7 +29,7 @@ def adapter_folder(cpu) -> Path:
 def test_the_cpu_profile_generates_api_calls_with_its_adapter_and_the_short_prompt(cpu):
     assert cpu.kg.api_adapter == ADAPTER and ADAPTER in cpu.llm.adapters
     assert cpu.kg.api_prompt == "kg_api_adapter" and cpu.kg.icl_k == 0
-    icl = load_config("cpu", {"kg.api_adapter": None, "kg.api_prompt": "", "kg.icl_k": 3})  # the way back (README)
+    icl = load_config("cpu", {"kg.api_adapter": None, "kg.api_prompt": "", "kg.icl_k": 3})  # the way back (docs/training.md)
     assert icl.kg.api_adapter is None and icl.kg.icl_k == 3
 
 

@@ -1,5 +1,5 @@
 """Settings of ARM retrieval (seed 003, `web.retriever: arm`); the defaults are the CPU profile's measured choice
-(README "ARM retrieval" has the sweep that chose `lexical_weight`, `ngrams_per_keyword` and `candidates`)."""
+(docs/results.md "Retrievers" has the sweep that chose `lexical_weight`, `ngrams_per_keyword` and `candidates`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
