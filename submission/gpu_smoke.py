@@ -161,7 +161,10 @@ class Report:
             self.run(name, lambda check=check: check(loaded))
 
     def fail(self, name: str, exc: BaseException) -> None:
-        traceback.print_exception(exc, file=sys.stderr)
+        if isinstance(exc, NoCUDA):
+            print(f"{name}: {exc}", file=sys.stderr)
+        else:
+            traceback.print_exception(exc, file=sys.stderr)
         self.checks[name], self.details[name] = False, f"{type(exc).__name__}: {exc}"
 
     @property
@@ -205,12 +208,25 @@ class Setup:
         return LLMConfig(backend="hf", path=str(self.folder), dtype=self.hf_dtype, device=self.device, **fields)
 
 
+class NoCUDA(RuntimeError):
+    """No CUDA device is visible: every CUDA check fails for this one reason, said once per check without a
+    traceback (a traceback per check buried the one line that says what to do)."""
+
+
 def require_cuda() -> None:
-    """Raises when no CUDA device is visible, with what to do (else each check fails with its own riddle)."""
+    """Raises NoCUDA when no CUDA device is visible, with what to do (else each check fails with its own riddle)."""
     import torch
 
     if not torch.cuda.is_available():
-        raise RuntimeError("no CUDA device is visible: run on a GPU, or with --device cpu to test the plumbing")
+        raise NoCUDA("no CUDA device is visible: run on a GPU, or with --device cpu to test the plumbing")
+
+
+def _timed(generator, requests) -> tuple[list[str], float, int]:
+    """(outputs, seconds, output tokens) of one generate call: the vLLM check's tokens/s."""
+    started = time.perf_counter()
+    outputs = generator.generate(requests)
+    elapsed = time.perf_counter() - started
+    return outputs, elapsed, sum(generator.count_tokens(text) for text in outputs)
 
 
 def mixed_requests(messages: list, max_new_tokens: int) -> list[GenerationRequest]:
@@ -467,6 +483,7 @@ def hf_checks(report: Report, setup: Setup) -> None:
 def _spread(setup: Setup):
     if setup.device != "cuda":
         raise SkipCheck(NEEDS_CUDA)
+    require_cuda()
     return hf_generator(setup, device_map="auto")
 
 
@@ -517,6 +534,8 @@ def load_embedders(args, setup: Setup):
     """(the embedder on the device, fp16 on CUDA; the same embedder on CPU in fp32)."""
     from models.embedder import Embedder, EmbedderConfig
 
+    if setup.device == "cuda":
+        require_cuda()
     spec = dict(path=args.embedder, pooling=args.embedder_pooling)
     on_device = Embedder.from_config(EmbedderConfig(**spec, device=setup.device, fp16=setup.device == "cuda"),
                                      setup.models_dir)

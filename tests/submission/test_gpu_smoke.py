@@ -23,6 +23,34 @@ def test_a_failing_check_is_reported_not_raised():
     assert "ZeroDivisionError" in report.details["broken"] and report.details["ok"] == {"x": 1}
 
 
+def test_the_vllm_check_times_a_call_with_its_output_tokens():
+    """vllm_checks measures tokens/s with `_timed`; it had been lost in a move and only a GPU run would reach it."""
+    class Generator:
+        def generate(self, requests):
+            return ["a b c"] * len(requests)
+
+        def count_tokens(self, text):
+            return len(text.split())
+
+    outputs, seconds, tokens = gpu_smoke._timed(Generator(), [None, None])
+    assert outputs == ["a b c", "a b c"] and tokens == 6 and seconds >= 0
+
+
+def test_no_cuda_is_one_line_per_check_not_a_traceback(capsys):
+    """On a machine without CUDA every CUDA check fails for one reason: each says it in one line (what to do),
+    while any other failure keeps its traceback."""
+    def no_cuda():
+        raise gpu_smoke.NoCUDA("no CUDA device is visible: run on a GPU, or with --device cpu to test the plumbing")
+
+    report = gpu_smoke.Report()
+    report.run_on(no_cuda, {"hf_fp16_mixed_batch": None, "hf_deadline": None})
+    report.run("broken", lambda: 1 / 0)
+    err = capsys.readouterr().err
+    assert report.checks == {"hf_fp16_mixed_batch": False, "hf_deadline": False, "broken": False}
+    assert "hf_deadline: no CUDA device is visible: run on a GPU, or with --device cpu" in err
+    assert err.count("Traceback") == 1 and "ZeroDivisionError" in err
+
+
 def test_the_smoke_check_builds_the_engine_before_any_cuda_call(cuda_events, tmp_path):
     """gpu_smoke's vLLM check probes the GPUs through NVML and starts the engine before touching CUDA."""
     import json
