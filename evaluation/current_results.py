@@ -305,8 +305,6 @@ def run_current_results(profiles: Sequence[str] = ("cpu",), sets: Sequence[str] 
                     continue
                 entry = store.setdefault("profiles", {}).setdefault(profile, {})
                 entry.setdefault("sets", {})[name] = read_cell(out_dir, commit, machine)
-                latest = max(entry["sets"].values(), key=lambda cell: cell["date"])  # the first of the newest
-                entry.update({key: latest[key] for key in ("date", "commit", "machine")})
     if dry_run:
         return 0
     block = render(store)

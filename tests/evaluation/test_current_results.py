@@ -53,9 +53,7 @@ def docs(tmp_path):
         path.parent.mkdir(exist_ok=True)
         path.write_text(f"# Title\n\nbefore\n\n{START}\nold table\n{END}\n\nafter\n")
     store = tmp_path / "current_results.json"
-    store.write_text(json.dumps({"profiles": {"cpu": {"date": CELL["date"], "commit": CELL["commit"],
-                                                      "machine": CELL["machine"],
-                                                      "sets": {name: CELL for name in SETS}}}}))
+    store.write_text(json.dumps({"profiles": {"cpu": {"sets": {name: CELL for name in SETS}}}}))
     return paths, store
 
 
