@@ -434,8 +434,11 @@ def hf_placement(model_config: dict, gpu_bytes: list[int], headroom: float = 0.8
 
 
 def hf_generator(setup: Setup, **fields):
+    """The HF backend on the setup's device; NoCUDA first when that device is CUDA and none is visible."""
     from models.llm.hf_backend import HFGenerator
 
+    if setup.device == "cuda":
+        require_cuda()
     return HFGenerator(setup.llm(**fields), setup.models_dir)
 
 
@@ -483,7 +486,6 @@ def hf_checks(report: Report, setup: Setup) -> None:
 def _spread(setup: Setup):
     if setup.device != "cuda":
         raise SkipCheck(NEEDS_CUDA)
-    require_cuda()
     return hf_generator(setup, device_map="auto")
 
 
