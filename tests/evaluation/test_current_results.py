@@ -105,6 +105,7 @@ def test_a_finished_run_is_a_cell_with_the_median_seconds(tmp_path):
 
 def test_the_rendering_of_a_small_case_exactly(monkeypatch):
     monkeypatch.setattr(cr, "SETS", {"sample": SETS["sample"], "task3": SETS["task3"]})
+    monkeypatch.setattr(cr, "PROFILES", ("cpu", "g4dn"))
     store = {"profiles": {"cpu": {"sets": {"sample": CELL, "unknown-set": CELL}}}}
     assert render(store) == "\n".join([
         "| set | `cpu`: correct / `i don't know` / wrong | `cpu`: score | `cpu`: median s/q | "
@@ -125,6 +126,7 @@ def test_the_rendering_of_a_small_case_exactly(monkeypatch):
 
 def test_the_score_keeps_its_sign_and_two_decimals_and_cells_of_several_dates_are_listed(monkeypatch):
     monkeypatch.setattr(cr, "SETS", {"sample": SETS["sample"], "task2": SETS["task2"]})
+    monkeypatch.setattr(cr, "PROFILES", ("cpu", "g4dn"))
     worse = {**CELL, "correct": 1, "hallucination": 3, "median_s": None, "date": "2025-01-01", "commit": "0ld0000"}
     text = render({"profiles": {"g4dn": {"sets": {"sample": CELL, "task2": worse}}}})
     assert "| 12 / 6 / 2 | +0.50 | 3.1 s |" in text and "| 1 / 6 / 3 | -0.10 | n/a |" in text

