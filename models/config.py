@@ -134,6 +134,9 @@ def load_config(profile: str | os.PathLike | None = None, overrides: Mapping[str
 def parse_override(text: str) -> tuple[str, Any]:
     """One `--set KEY=VALUE` of a command line as (dotted key, value read as YAML), for `load_config`'s overrides.
 
+    An empty VALUE is the empty string: the shell passes `--set kg.api_prompt=""` as `kg.api_prompt=`, which YAML
+    alone would read as null. `KEY=null` (or `KEY=~`) is null.
+
     Raises:
         argparse.ArgumentTypeError: not KEY=VALUE, or a value that is not YAML (argparse prints the message).
     """
@@ -142,6 +145,8 @@ def parse_override(text: str) -> tuple[str, Any]:
     key, sep, value = text.partition("=")
     if not sep or not key.strip():
         raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    if not value.strip():
+        return key.strip(), ""
     try:
         return key.strip(), yaml.safe_load(value)
     except yaml.YAMLError as exc:
