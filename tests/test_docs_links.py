@@ -183,7 +183,7 @@ def missing_citations(path: Path, root: Path, ignored=lambda relative: False) ->
                 continue
             problems.append(f"{path.relative_to(root)}:{line}: {cited} (no such Markdown file in the repository)")
         elif first in top or (path.parent / first).exists() and path.parent != root:
-            if (root / relative).exists() or (path.parent / relative).exists() or ignored(relative + "/" * cited.endswith("/")):
+            if (root / relative).exists() or (path.parent / relative).exists() or ignored(relative) or ignored(relative + "/"):
                 continue
             problems.append(f"{path.relative_to(root)}:{line}: {cited} (no such file or folder in the repository)")
     return problems
