@@ -1,4 +1,4 @@
-"""The ablation of ElectricSheep's stages (seed 001 Table 2) and of later switches: its configurations, its runs
+"""The ablation of ElectricSheep's stages (Yuan et al. 2024, Table 2) and of later switches: its configurations, its runs
 and its table (the command line is scripts/ablation.py, whose docstring describes the rows and suites).
 
 `CONFIGURATIONS` maps each row to the profile overrides it measures, cheapest first. `run_ablation` saves each
@@ -34,13 +34,13 @@ CONFIGURATIONS: dict[str, dict] = {
     "+reasoning+calculator": {**REASONING, **CALCULATOR},
     "+reasoning+knowledge": {**REASONING, **KNOWLEDGE},
     "all": {**WEB, **ATTRIBUTES, **CALCULATOR, **KNOWLEDGE, **REASONING},
-    "computed-off": {"verifier.computed_answers": False},  # issue 29's before: the same code, the switch off
-    "kg-checks-off": {"kg.program_checks": False},  # issue 30's before: no KG program checks
-    "sql-off": {"pipeline.sources": ["public_data", "kg", "web"]},  # issue 31's before: no SQL source
-    "web-arm": {"web.retriever": "arm"},  # issue 33: ARM's information alignment instead of recall + rerank
-    # issue 34: ARM with structure alignment, drafts and voting (the support verifier of the CPU profile)
+    "computed-off": {"verifier.computed_answers": False},  # answers computed in code for choice, yes/no, count: off
+    "kg-checks-off": {"kg.program_checks": False},  # no KG program checks (programs run as generated)
+    "sql-off": {"pipeline.sources": ["public_data", "kg", "web"]},  # no SQL source
+    "web-arm": {"web.retriever": "arm"},  # ARM's information alignment instead of recall + rerank
+    # ARM with structure alignment, drafts and voting (the support verifier of the CPU profile)
     "web-arm-structure": {"web.retriever": "arm", "web.arm.structure.enabled": True},
-    # issue 50: who decides answer or "i don't know": the hand thresholds, or the fitted P(correct) >= 0.5
+    # the answer gate: who decides answer or "i don't know": the hand thresholds, or the fitted P(correct) >= 0.5
     "gate-rules": {"verifier.gate": "rules"},
     "gate-calibrated": CALIBRATED,
     "gate-calibrated+samples": {**CALIBRATED, "answering.samples": 3},

@@ -99,7 +99,7 @@ def _omni_lines(omni: Mapping[str, Any]) -> list[str]:
 
 
 def _electric_sheep_lines(trace: Mapping[str, Any]) -> list[str]:
-    """ElectricSheep's stages (seed 001), where the profile ran them: their decisions and seconds."""
+    """ElectricSheep's stages (Yuan et al. 2024), where the profile ran them: their decisions and seconds."""
     lines = []
     web = trace.get("web")
     if web:

@@ -1,5 +1,5 @@
 """One self-contained HTML page per evaluation run: the summary `report.md` has, and every question's evidence a
-click away (issue 52). A second run can be laid beside it: the questions whose verdict changed, both traces.
+click away. A second run can be laid beside it: the questions whose verdict changed, both traces.
 
 The page is made from the run's own files (`predictions.jsonl`, `verdicts.jsonl`, `summary.json`), so a finished or
 an interrupted run can be (re)drawn. Everything is inside the one file: CSS, a little vanilla JavaScript, the chart

@@ -3,7 +3,7 @@
 One row per (question, gold answers, prediction) with a human label, `correct` or `incorrect`, a one-line
 reason, and where it came from (`source`: sample, dev, task2, task3 or hard; `origin`: a real run of this
 package or a written variant; `heldout`: written after the judge's rules were frozen, reported apart: `true`
-for the first such batch, or the batch's name, e.g. "issue 48"). The shipped file holds no CRAG dev question
+for the first such batch, or the batch's name, e.g. "second"). The shipped file holds no CRAG dev question
 (`dev` is for rows a user labels from their own runs on the real data).
 Each row is scored as `local_evaluation.py` scores a prediction (the V3 exact and invalid rules, then the
 judge), with no trim (the rows are short), and compared with its label:
@@ -29,7 +29,7 @@ LABELS = ("correct", "incorrect")
 SOURCES = ("sample", "dev", "task2", "task3", "hard")
 ORIGINS = ("run", "written")
 UNJUDGED = "unjudged"
-MIN_AGREEMENT, MAX_UNDECIDED = 0.95, 0.10  # the bars of issue 10
+MIN_AGREEMENT, MAX_UNDECIDED = 0.95, 0.10  # the judge's bars: agreement on decided rows, share undecided
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""db3's cascade and OmniRetrieval's mode side by side (issue 32): the rows, what the traces say, and the table
+"""db3's cascade and OmniRetrieval's mode side by side: the rows, what the traces say, and the table
 (the command line is scripts/compare_modes.py, whose docstring describes the columns).
 
 `MODES` are the rows' profile overrides; `SUITES` the ablation's suites plus `public` (the public-data acceptance

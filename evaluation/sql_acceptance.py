@@ -1,4 +1,4 @@
-"""The acceptance set of the SQL source (issue 31), `data/acceptance/public_sql.jsonl`: its questions and golds.
+"""The acceptance set of the SQL source, `data/acceptance/public_sql.jsonl`: its questions and golds.
 
 `make_sql_acceptance(src, out)` writes it (the library of scripts/make_sql_acceptance.py); `build(src)` is its rows.
 

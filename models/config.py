@@ -55,10 +55,10 @@ class PipelineConfig:
     task: int = 0
     # The knowledge sources, in the order db3's cascade asks them (models/sources/: each registers its name);
     # every source but the last answers only what its evidence settles, the last one answers the rest. "sql" (the
-    # public-data store in SQL, issue 31) comes after the KG, whose exact values win, and before the web.
+    # public-data store in SQL, models/sources/sql.py) comes after the KG, whose exact values win, and before the web.
     sources: tuple[str, ...] = ("public_data", "kg", "sql", "web")
     # db3: the cascade above, in that order (a verified answer settles its query; the last source answers the
-    # rest) | omni: OmniRetrieval (seed 002, section `omni`): choose sources per question, ask each chosen one,
+    # rest) | omni: OmniRetrieval's mode (section `omni`): choose sources per question, ask each chosen one,
     # rank all their evidence into one context and answer once from it (docs/results.md "Modes" has both measured).
     mode: str = "db3"
     batch_size: int = 4  # what get_batch_size() returns, 1..16
@@ -99,7 +99,7 @@ class Config:
     routing: RoutingConfig = field(default_factory=RoutingConfig)
     verifier: VerifierConfig = field(default_factory=VerifierConfig)
     answering: AnsweringConfig = field(default_factory=AnsweringConfig)  # the answers' confidence signals
-    # ElectricSheep's stages (seed 001 §4), each off unless its profile section enables it.
+    # ElectricSheep's stages (Yuan et al. 2024 §4), each off unless its profile section enables it.
     attributes: AttributeConfig = field(default_factory=AttributeConfig)
     calculator: CalculatorConfig = field(default_factory=CalculatorConfig)
     reasoning: ReasoningConfig = field(default_factory=ReasoningConfig)
@@ -134,6 +134,9 @@ def load_config(profile: str | os.PathLike | None = None, overrides: Mapping[str
 def parse_override(text: str) -> tuple[str, Any]:
     """One `--set KEY=VALUE` of a command line as (dotted key, value read as YAML), for `load_config`'s overrides.
 
+    An empty VALUE is the empty string: the shell passes `--set kg.api_prompt=""` as `kg.api_prompt=`, which YAML
+    alone would read as null. `KEY=null` (or `KEY=~`) is null.
+
     Raises:
         argparse.ArgumentTypeError: not KEY=VALUE, or a value that is not YAML (argparse prints the message).
     """
@@ -142,6 +145,8 @@ def parse_override(text: str) -> tuple[str, Any]:
     key, sep, value = text.partition("=")
     if not sep or not key.strip():
         raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    if not value.strip():
+        return key.strip(), ""
     try:
         return key.strip(), yaml.safe_load(value)
     except yaml.YAMLError as exc:

@@ -18,7 +18,7 @@ settles its query; the last source answers the rest. Answers are made by the ans
 checked by the verify step (the verifier, then ElectricSheep's attribute policy when it is on): unsupported
 means "i don't know". Each query carries a trace (`Answer.trace`) of what every stage did.
 
-`pipeline.mode: omni` answers the routed batch OmniRetrieval's way instead (seed 002, `models/omni/mode.py`), over
+`pipeline.mode: omni` answers the routed batch OmniRetrieval's way instead (`models/omni/mode.py`), over
 the same sources, verify step and answer step. The parts (the LLM, the embedder, the sources, the verifier, ...) come
 assembled by registration (`models/parts.py`, built-ins in `models/assembly.py`).
 

@@ -1,4 +1,4 @@
-"""Ablation of ElectricSheep's stages (seed 001 Table 2), and of the answers computed in code for choice,
+"""Ablation of ElectricSheep's stages (Yuan et al. 2024, Table 2), and of the answers computed in code for choice,
 yes/no and count questions, with this package's evaluator and normalized judge.
 
     python scripts/ablation.py [--suites sample dev task2] [--only base +web ...] [--profile cpu] \\
@@ -8,12 +8,12 @@ yes/no and count questions, with this package's evaluator and normalized judge.
 Configurations (rows): the base profile, then one module switched on at a time (web page processing, the
 attribute predictor under each dynamic policy, the reasoning step with and without its backup summarizer,
 with the calculator, with the knowledge extractor), then all of them, and `computed-off`: the base profile with
-`verifier.computed_answers` off (choice, yes/no and count questions checked as before issue 29), and
-`kg-checks-off`: the base profile with `kg.program_checks` off (KG programs as generated, before issue 30), and
-`sql-off`: the base profile without the SQL source (before issue 31), and `web-arm`: the web pages retrieved by
-ARM's information alignment (`web.retriever: arm`, issue 33) instead of recall + rerank, and `web-arm-structure`:
-ARM with its structure alignment, drafts and voting (`web.arm.structure.enabled`, issue 34), and the answer gates
-of issue 50: `gate-rules` (the hand thresholds), `gate-calibrated` (the fitted `models/gates/cpu.json`), and the
+`verifier.computed_answers` off (choice, yes/no and count questions checked by the verifier alone), and
+`kg-checks-off`: the base profile with `kg.program_checks` off (KG programs run as generated), and
+`sql-off`: the base profile without the SQL source, and `web-arm`: the web pages retrieved by
+ARM's information alignment (`web.retriever: arm`) instead of recall + rerank, and `web-arm-structure`:
+ARM with its structure alignment, drafts and voting (`web.arm.structure.enabled`), and the answer
+gates: `gate-rules` (the hand thresholds), `gate-calibrated` (the fitted `models/gates/cpu.json`), and the
 calibrated gate with 3 sampled answers per question or with ARM's structure alignment. Suites (column groups):
 the bundled sample (Task 1), the 10 real dev questions (`../shared/crag/dev_data.jsonl.bz2` with the grader's
 tokenizer), the Task-2 sample (bundled mock KG API), the Task-3 sample, and `kg_unseen` (62 natural questions

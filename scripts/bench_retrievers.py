@@ -1,5 +1,5 @@
 """Both web retrievers side by side, in one run and under the same context budget: db3's parent/child recall +
-rerank (`web.retriever: parent_child`) and ARM's information alignment (`web.retriever: arm`, seed 003).
+rerank (`web.retriever: parent_child`) and ARM's information alignment (`web.retriever: arm`, the ARM paper).
 
     python scripts/bench_retrievers.py [--data ../shared/crag/dev_data.jsonl.bz2] [--profile cpu] [--limit N]
                                        [--suites 5 50] [--sweep] [--output FILE.md]
@@ -19,7 +19,7 @@ the profile's token budget and the grader's tokenizer; keys as scripts/bench_web
 (questions whose every reachable key is found), and CPU seconds per question (process time of `retrieve`, one
 torch thread: what one dedicated core takes) against the web-retrieval budget of a CPU question. For arm rows
 also: keywords aligned, n-grams written, and whether every n-gram is one of the question's index (it must be).
-Rows `arm+structure` (ARM part 2 with the support verifier, issue 34) and `arm+structure-llm` (the LLM verifier)
+Rows `arm+structure` (ARM part 2 with the support verifier) and `arm+structure-llm` (the LLM verifier)
 also report the MIP's solve time per draft and the compatibility time per question, apart from the total.
 The library is `evaluation/bench/retrievers.py`.
 """

@@ -1,5 +1,5 @@
-"""db3's cascade and OmniRetrieval's mode (seed 002) side by side in one run, with this package's evaluator and
-normalized judge (issue 32).
+"""db3's cascade and OmniRetrieval's mode side by side in one run, with this package's evaluator and
+normalized judge.
 
     python scripts/compare_modes.py [--suites sample dev task2 task3 public] [--only db3 omni omni-every-source] \\
         [--profile cpu] [--output-root outputs/modes] [--limit N] [--rerun] [--lock "flock LOCKFILE"] [--dry-run]

@@ -1,4 +1,4 @@
-"""Writes `data/acceptance/public_sql.jsonl`, the acceptance set of the SQL source (issue 31).
+"""Writes `data/acceptance/public_sql.jsonl`, the acceptance set of the SQL source.
 
     python scripts/make_sql_acceptance.py                 # (re)writes data/acceptance/public_sql.jsonl
     python scripts/make_sql_acceptance.py --out /tmp/x.jsonl --src /path/to/csvs

@@ -7,6 +7,12 @@
 - The code (`*.py`, `*.yaml`, Makefile, Dockerfile tracked under the packages, scripts/, local_evaluation.py and
   .ci/): each `README "Heading"` (or 'Heading', or `README: 'Heading'`) and `docs/NAME.md "Heading"` names the start
   of a heading of that file (ignoring case and backticks), so a renamed or moved section is caught where it is cited.
+- README.md and every docs/**/*.md: each file they cite in inline code (a path that starts with one of the
+  repository's top-level entries, or any `NAME.md`) exists: in the repository (relative to its root or to the
+  citing file; a bare `NAME.md` anywhere in it), in a git-ignored place an entrant fills (weights, adapters,
+  outputs), or among the files a run writes; placeholders (`NAME`, `taskN`) are not checked.
+- README.md and every docs/**/*.md: each `#` heading has a blank line (or the file's edge) above and below it,
+  so no heading is glued to a paragraph.
 """
 import re
 import subprocess
@@ -144,6 +150,67 @@ def stale_references(path: Path, root: Path) -> list[str]:
     return problems
 
 
+CITED_PATH = re.compile(r"^(?:\./)?[\w.+-]+(?:/[\w.+-]+)*/?$")
+PLACEHOLDER = re.compile(r"NAME|(?<=[a-z])N(?=[./]|$)")
+RUN_OUTPUTS = ("report.md",)  # a Markdown file a run writes (beside predictions.jsonl in --output-dir)
+
+
+def cited_paths(text: str) -> list[tuple[int, str]]:
+    """(line, path) of every inline-code span outside fenced code that is one path and nothing else."""
+    body = "\n".join(outside_fences(text))
+    found = []
+    for match in INLINE_CODE.finditer(body):
+        span = match.group(0).strip("`").strip()
+        if CITED_PATH.match(span) and "/" in span.strip("/") or span.endswith(".md") and CITED_PATH.match(span):
+            found.append((body.count("\n", 0, match.start()) + 1, span))
+    return found
+
+
+def missing_citations(path: Path, root: Path, ignored=lambda relative: False) -> list[str]:
+    """`file:line: path (why)` for every file or folder the Markdown file `path` cites in inline code that is in
+    neither the repository nor a place `ignored` (relative path -> bool; e.g. git's ignore rules) calls the
+    entrant's. Checked: paths whose first part is a top-level entry of `root`, and every `NAME.md`."""
+    problems = []
+    top = {entry.name for entry in root.iterdir()} - {".git"}
+    names = {found.name for found in root.rglob("*.md") if ".git" not in found.parts}
+    for line, cited in cited_paths(path.read_text(encoding="utf-8")):
+        relative = cited.removeprefix("./").rstrip("/")
+        if PLACEHOLDER.search(relative):
+            continue
+        first = relative.split("/")[0]
+        if relative.endswith(".md") and "/" not in relative:
+            if relative in names or relative in RUN_OUTPUTS or (path.parent / relative).exists():
+                continue
+            problems.append(f"{path.relative_to(root)}:{line}: {cited} (no such Markdown file in the repository)")
+        elif first in top or (path.parent / first).exists() and path.parent != root:
+            if (root / relative).exists() or (path.parent / relative).exists() or ignored(relative) or ignored(relative + "/"):
+                continue
+            problems.append(f"{path.relative_to(root)}:{line}: {cited} (no such file or folder in the repository)")
+    return problems
+
+
+def glued_headings(path: Path, root: Path) -> list[str]:
+    """`file:line: heading` for every ATX heading of the Markdown file `path` (outside fenced code) with a
+    non-blank line directly above or below it."""
+    original = path.read_text(encoding="utf-8").split("\n")
+    problems = []
+    for number, line in enumerate(outside_fences("\n".join(original))):
+        if not ATX.match(line):
+            continue
+        above = original[number - 1] if number > 0 else ""
+        below = original[number + 1] if number + 1 < len(original) else ""
+        if above.strip() or below.strip():
+            problems.append(f"{path.relative_to(root)}:{number + 1}: {line.strip()}")
+    return problems
+
+
+def git_ignored(root: Path):
+    """relative path -> whether git ignores it in `root` (a place an entrant fills, or a run's output)."""
+    def ignored(relative: str) -> bool:
+        return subprocess.run(["git", "check-ignore", "-q", "--no-index", relative], cwd=root).returncode == 0
+    return ignored
+
+
 def documents(root: Path) -> list[Path]:
     return [root / "README.md", *sorted((root / "docs").rglob("*.md"))]
 
@@ -162,6 +229,18 @@ def code_files(root: Path) -> list[Path]:
 def test_every_link_of_the_documentation_leads_somewhere(path):
     problems = broken_links(path, REPO)
     assert not problems, "broken links:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("path", documents(REPO), ids=lambda p: str(p.relative_to(REPO)))
+def test_every_file_the_documentation_cites_exists(path):
+    problems = missing_citations(path, REPO, git_ignored(REPO))
+    assert not problems, "cited files that do not exist:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("path", documents(REPO), ids=lambda p: str(p.relative_to(REPO)))
+def test_no_heading_is_glued_to_a_paragraph(path):
+    problems = glued_headings(path, REPO)
+    assert not problems, "headings without a blank line above and below:\n" + "\n".join(problems)
 
 
 def test_the_code_cites_headings_that_exist():
@@ -241,3 +320,27 @@ def test_a_broken_link_a_broken_anchor_and_a_stale_reference_are_each_reported(t
     problems = stale_references(code, tiny_repo)
     assert problems == ["tool.py:2: README \"Old heading\" (no heading of README.md starts with 'Old heading')",
                         "tool.py:2: docs/gone.md \"Guide\" (docs/gone.md does not exist)"]
+
+
+def test_a_cited_file_that_does_not_exist_is_reported(tiny_repo):
+    (tiny_repo / "weights").mkdir()  # a git-ignored place the entrant fills
+    guide = tiny_repo / "docs" / "guide.md"
+    guide.write_text(GUIDE + "\nCited: `tool.py`, `docs/guide.md`, `guide.md`, `../README.md`, `report.md`,\n"
+                             "`docs/NAME.md`, `data/aicrowd.taskN.json`, `weights/model.bin`, `not/a/repo/path.py`,\n"
+                             "`style-anchors.md`, `docs/gone.md` and `tool.py --flag`.\n"
+                             "```\n`docs/fenced.md`\n```\n", encoding="utf-8")
+    line = GUIDE.count("\n") + 2
+    assert missing_citations(guide, tiny_repo, ignored=lambda relative: relative.startswith("weights/")) == [
+        f"docs/guide.md:{line + 2}: style-anchors.md (no such Markdown file in the repository)",
+        f"docs/guide.md:{line + 2}: docs/gone.md (no such file or folder in the repository)"]
+    assert missing_citations(guide, tiny_repo)[0] == \
+        f"docs/guide.md:{line + 1}: weights/model.bin (no such file or folder in the repository)"
+    assert missing_citations(tiny_repo / "README.md", tiny_repo) == []
+
+
+def test_a_heading_glued_to_a_paragraph_is_reported(tiny_repo):
+    assert [problem for path in documents(tiny_repo) for problem in glued_headings(path, tiny_repo)] == []
+    guide = tiny_repo / "docs" / "guide.md"
+    guide.write_text("# Guide\nA paragraph glued below.\n\nA paragraph glued above.\n## Part\n\n## Fine\n\n"
+                     "```markdown\n# in a fence\nglued, but code\n```\n\n### Last\n", encoding="utf-8")
+    assert glued_headings(guide, tiny_repo) == ["docs/guide.md:1: # Guide", "docs/guide.md:5: ## Part"]

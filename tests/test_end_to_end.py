@@ -43,7 +43,7 @@ def test_task1_on_the_bundled_sample(tmp_path):
     check_outputs(metrics, predictions, out, 2)
     assert {p["source"] for p in predictions} <= {"web", "public", "fallback"}
     assert "| movie |" in (out / "report.md").read_text()
-    for prediction in predictions:  # every answer carries its trace (issue 10, part 3)
+    for prediction in predictions:  # every answer carries its trace
         trace = prediction["trace"]
         assert trace["task"] == 1 and trace["stages"] and trace["why"]
         for call in trace["llm_calls"]:

@@ -1,4 +1,4 @@
-"""Labelled web questions for fitting the answer gate (issue 50): KG template questions with five rendered pages.
+"""Labelled web questions for fitting the answer gate: KG template questions with five rendered pages.
 
     questions = gate_questions(FixtureKG.load(), seed=0)      # 250-400 CRAG-format records, three cases
     write_gate_data(questions, "data/gate/gate_questions.jsonl")

@@ -1,5 +1,5 @@
 """Both web retrievers side by side under the same context budget: db3's parent/child recall + rerank and ARM's
-information alignment (seed 003), with ARM's ablations and structure alignment (the command line is
+information alignment (the ARM paper), with ARM's ablations and structure alignment (the command line is
 scripts/bench_retrievers.py, whose docstring describes the suites, rows and columns).
 
 `row_configs` gives each row's web settings; `run_row` retrieves every question with one row's retriever and counts

@@ -1,4 +1,4 @@
-"""ElectricSheep's answering (seed 001 §4.4-4.7): reasoning over every reference, with a knowledge note and
+"""ElectricSheep's answering (Yuan et al. 2024 §4.4-4.7): reasoning over every reference, with a knowledge note and
 calculator lines made first, in place of the short answer step of the last source in its tasks.
 
 The knowledge note and the calculator lines are made under their own budgets (`knowledge`, `calculator` in

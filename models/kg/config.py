@@ -23,9 +23,10 @@ class KGConfig:
     constrained: bool = True  # grammar-constrained decoding of API calls
     match_min_similarity: float = 0.6  # cosine needed to match an entity name by embedding (last resort)
     max_fact_chars: int = 6000
-    # issue 30's checks between generation and answer (models/kg/checks/): dates normalised before generation,
+    # the checks between generation and answer (models/kg/checks/): dates normalised before generation,
     # arguments typed, the function's kind and the key's attribute matched to the question; False = none of them
     program_checks: bool = True
-    # cosine of the attribute phrase and the key path: the lowest within 0.01 of the best balanced accuracy (0.781,
-    # right keys kept 86 %, wrong keys caught 70 %) over 278 + 765 template pairs (scripts/sweep_key_match.py)
+    # cosine of the attribute phrase and the key path: the lowest threshold within 0.01 of the best balanced
+    # accuracy over right- and wrong-key template pairs (scripts/sweep_key_match.py; its table and the figures of
+    # this choice: docs/results.md "KG program checks")
     key_match_threshold: float = 0.4

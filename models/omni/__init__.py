@@ -1,4 +1,4 @@
-"""OmniRetrieval's mode (seed 002; `pipeline.mode: omni`): source selection over the sources' descriptors, then
+"""OmniRetrieval's mode (the OmniRetrieval paper; `pipeline.mode: omni`): source selection over the sources' descriptors, then
 evidence selection across every engaged source. The sources themselves are the Source seam's (models/sources/)."""
 from models.omni.config import EvidenceSelectionConfig, OmniConfig, SourceSelectionConfig
 from models.omni.consolidate import Consolidated, EvidenceSelector, Exact

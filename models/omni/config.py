@@ -1,4 +1,4 @@
-"""Settings of OmniRetrieval's mode (seed 002; `pipeline.mode: omni`): source selection, evidence selection."""
+"""Settings of OmniRetrieval's mode (`pipeline.mode: omni`): source selection, evidence selection."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -1,4 +1,4 @@
-"""Cross-source evidence selection (OmniRetrieval, seed 002 section 2.4): every engaged source's evidence for one
+"""Cross-source evidence selection (the OmniRetrieval paper, section 2.4): every engaged source's evidence for one
 question ranked into one context, and the exact values of the sources weighed against each other.
 
 An item's score is its relevance to the question (the MiniLM cosine of question and item; without an embedder,

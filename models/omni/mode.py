@@ -1,4 +1,4 @@
-"""OmniRetrieval's figure (seed 002; `pipeline.mode: omni`) over the Source seam's sources:
+"""OmniRetrieval's figure (the OmniRetrieval paper; `pipeline.mode: omni`) over the Source seam's sources:
 
     queries ─► (routed) ─► select sources (per query: up to k, best first) ─► each chosen source: native query ─►
                retrieve ─► select evidence (all sources' items ranked into one context with their provenance;

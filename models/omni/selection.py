@@ -1,4 +1,4 @@
-"""Source selection (OmniRetrieval, seed 002 section 2.2): which sources a question engages, best first.
+"""Source selection (the OmniRetrieval paper, section 2.2): which sources a question engages, best first.
 
 The paper's selector is an LLM reading every source's descriptor with the question (`LLMSourceSelector`, the
 g4dn way). On 2 CPU cores a 135M model cannot do that reliably, so the CPU profile scores each source by the

@@ -1,4 +1,4 @@
-"""ElectricSheep's answer stages (seed 001 §4.4, §4.6, §4.7): the LLM knowledge extractor, the reasoning
+"""ElectricSheep's answer stages (Yuan et al. 2024 §4.4, §4.6, §4.7): the LLM knowledge extractor, the reasoning
 module over all references, and the backup summarizer."""
 from models.reasoning.config import BackupConfig, KnowledgeConfig, ReasoningConfig
 from models.reasoning.knowledge import KnowledgeExtractor

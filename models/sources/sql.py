@@ -1,4 +1,4 @@
-"""The public-data store in its own language (OmniRetrieval, seed 002): the model writes one SELECT from the
+"""The public-data store in its own language (as in the OmniRetrieval paper): the model writes one SELECT from the
 store's schema, SQLite runs it on a read-only guarded connection, and a checked one-cell result answers by itself.
 
 Asked only about aggregate questions of the store's domains (models/public_data/sql/writer.py); a count, sum or

@@ -1,4 +1,4 @@
-"""ElectricSheep's static/dynamic policy (seed 001 §4.2), applied beside the verifier.
+"""ElectricSheep's static/dynamic policy (Yuan et al. 2024 §4.2), applied beside the verifier.
 
 The attribute predictor labels each question static or dynamic (`predict`, a pipeline stage before the
 sources); a dynamic question answered without KG evidence then gets "i don't know" (`dynamic_policy: idk`) or

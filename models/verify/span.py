@@ -1,4 +1,4 @@
-"""The short answer inside a model's sentence, by what the question asks for (issue 10, part 2).
+"""The short answer inside a model's sentence, by what the question asks for.
 
 A 135M model answers "The capital of Australia is Canberra." where CRAG's gold is "canberra"; it restates
 the question around the answer. The verifier must check the answer, not the restatement, and the

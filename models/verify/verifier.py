@@ -1,4 +1,4 @@
-"""The support check every answer passes before it is returned (issue 10, part 2).
+"""The support check every answer passes before it is returned.
 
     candidate (query, short answer, the evidence it was generated from)
         -> lexical support   the answer's numbers, dates and words occur in the evidence (lexical.py)

@@ -21,7 +21,7 @@ class RerankerConfig:
 
 @dataclass(frozen=True)
 class WebConfig:
-    # parent_child: db3's recall + rerank (retriever.py) | arm: ARM's information alignment (seed 003, arm/)
+    # parent_child: db3's recall + rerank (retriever.py) | arm: ARM's information alignment (arm/)
     retriever: str = "parent_child"
     extraction_backend: str = "bs4"  # bs4 | selectolax
     max_page_tokens: int = 12000  # db3's page cap (approximate tokens: words and punctuation)

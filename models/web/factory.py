@@ -1,5 +1,5 @@
 """`web.retriever` -> the web pathway's retriever: parent_child (db3's recall + rerank, `retriever.py`) or arm
-(ARM's information alignment, seed 003, `arm/retriever.py`). Both take the same pages and chunks and return
+(ARM's information alignment, `arm/retriever.py`). Both take the same pages and chunks and return
 each query's chunks best first, so the Source seam and the context step do not know which one ran."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""evaluation/html_report.py: one self-contained page per run (issue 52), drawn from the run's files; page text is
+"""evaluation/html_report.py: one self-contained page per run, drawn from the run's files; page text is
 hostile input, shown and never run; the comparison lists exactly the questions whose verdict changed."""
 import json
 import logging

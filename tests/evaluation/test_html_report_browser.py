@@ -1,4 +1,4 @@
-"""The report page in a real browser (issue 52): headless Chromium opens a small run's report.html from disk, runs
+"""The report page in a real browser: headless Chromium opens a small run's report.html from disk, runs
 its script, and the DOM it leaves is read back (`--dump-dom`). Chromium comes from the system's packages
 (`.ci/run` installs it where missing): absent, a skip here and a failure in CI (tests/packaged.py)."""
 import http.server

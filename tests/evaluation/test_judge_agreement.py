@@ -1,5 +1,5 @@
 """Quality regression: the normalized judge against the hand-labelled set `data/judge/labels.jsonl`
-(issue 10's bars: >= 95 % agreement on decided rows, <= 10 % undecided, no hard row falsely passed)."""
+(the judge's bars: >= 95 % agreement on decided rows, <= 10 % undecided, no hard row falsely passed)."""
 import json
 
 import pytest
@@ -18,7 +18,7 @@ def test_the_labelled_set_is_big_and_mixed(rows):
     assert len(rows) >= 150
     assert {row.source for row in rows} >= {"sample", "task2", "hard"}
     assert "dev" not in {row.source for row in rows}  # CRAG's dev questions are not shipped (tests/test_no_crag_data.py)
-    assert {row.heldout for row in rows} >= {"", "first", "issue 48"}
+    assert {row.heldout for row in rows} >= {"", "first", "second"}
     assert {row.origin for row in rows} == {"run", "written"}
     assert {row.label for row in rows} == {"correct", "incorrect"}
 
@@ -38,8 +38,8 @@ def test_rules_alone_decide_little(rows):
 
 def test_held_out_batches_are_measured_apart(rows):
     result = measure(rows, NormalizedJudge())
-    assert result.heldout_batches() == ["first", "issue 48"]
-    assert len(result.heldout("issue 48").rows) == 31
+    assert result.heldout_batches() == ["first", "second"]
+    assert len(result.heldout("second").rows) == 31
     assert len(result.heldout().rows) == sum(len(result.heldout(b).rows) for b in result.heldout_batches())
 
 

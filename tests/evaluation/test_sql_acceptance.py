@@ -1,4 +1,4 @@
-"""The SQL source's acceptance set (issue 31; evaluation/sql_acceptance.py, scripts/make_sql_acceptance.py) is rebuilt
+"""The SQL source's acceptance set (evaluation/sql_acceptance.py, scripts/make_sql_acceptance.py) is rebuilt
 byte for byte from the CSVs."""
 import json
 import re

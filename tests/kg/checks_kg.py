@@ -1,4 +1,4 @@
-"""A KG with entities that appear nowhere in the package, for the program-check tests (issue 30).
+"""A KG with entities that appear nowhere in the package, for the program-check tests.
 
 The bundled fixture (`data/kg_fixture/`) is copied, these entities are added to the copy, and the copy is built
 into the official layout and served by the bundled mock server, so the checks meet names and wordings that

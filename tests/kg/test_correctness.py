@@ -1,4 +1,4 @@
-"""Issue 12 §2: entity choice, facts that state their filter, rows kept when the budget runs out, numbers,
+"""The KG pathway's correctness: entity choice, facts that state their filter, rows kept when the budget runs out, numbers,
 plural agreement, empty results as evidence, and the functions the language lacked.
 
 Most cases run against `_Stub`, a client answering only the routes a case needs, so each record shape is

@@ -1,4 +1,4 @@
-"""KG programs checked between generation and answer (issue 30), one class of generator mistake at a time.
+"""KG programs checked between generation and answer, one class of generator mistake at a time.
 
 Every case is new: the entities (tests/kg/checks_kg.py: Quillon Robotics, Rivermouth Athletic, The Lantern Keeper, two
 films titled Halloween, Columbus, Ohio) and the wordings appear nowhere else in the package. The programs are

@@ -1,4 +1,4 @@
-"""Cross-source evidence selection (seed 002 section 2.4): one ranked context with provenance, conflicts settled
+"""Cross-source evidence selection (the OmniRetrieval paper, section 2.4): one ranked context with provenance, conflicts settled
 by agreement then preference, each decision in the trace."""
 import numpy as np
 

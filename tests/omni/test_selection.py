@@ -1,4 +1,4 @@
-"""Source selection (seed 002 section 2.2): the embedding selector, the LLM selector, how a choice is made."""
+"""Source selection (the OmniRetrieval paper, section 2.2): the embedding selector, the LLM selector, how a choice is made."""
 import json
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""The SQL source (issue 31): typed tables in the store, the schema descriptor, the grammar, the checks, the writer
+"""The SQL source: typed tables in the store, the schema descriptor, the grammar, the checks, the writer
 and the source in the pipeline, with a stand-in model that writes given statements."""
 import sqlite3
 

@@ -1,6 +1,6 @@
 """The robustness contract and the stand-ins the hostile cases share.
 
-Contract of every case (issue 15): `batch_generate_answer` raises nothing, returns one non-empty string per
+Contract of every case: `batch_generate_answer` raises nothing, returns one non-empty string per
 query, in order, and returns inside the grader's budget (batch_size x per_question_budget_s; the model's
 own deadline is that minus `deadline_margin_s`, the stated margin). Every batch run through `run_batch` is
 recorded, and the suite prints its worst time / budget at the end (conftest.py).

@@ -98,7 +98,8 @@ class _EmptyKG:
 
 
 def test_a_kg_stage_that_runs_long_is_cut_and_the_web_still_answers(cpu_embedder):
-    # issue 12: KG generation took 18-20 s of 20 s, so the web stage was skipped for every question
+    # the failure this guards against: KG generation took 18-20 s of 20 s, and the web stage was skipped for every
+    # question
     items = clean_items(3)
     without_kg = run_batch("task 2 without KG (control)", make_model(cpu_embedder, task=2), batch_of(items))
     slow = ContextEcho(PROGRAM, delay_s=60.0, slow_kind="kg")  # would take the whole batch without a budget

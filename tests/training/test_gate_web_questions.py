@@ -1,4 +1,4 @@
-"""The gate's labelled web questions (data/gate/gate_questions.jsonl, issue 50): the committed file is what
+"""The gate's labelled web questions (data/gate/gate_questions.jsonl): the committed file is what
 scripts/make_gate_web_questions.py builds, every row is a CRAG row with five pages, each case's pages hold what the case
 says, and no question is one of the sets the gate is reported on."""
 import json

@@ -196,7 +196,7 @@ def test_unseen_acceptance_traps_a_kg_value_is_no_yes_and_quantities_are_not_cou
 
 
 def test_one_attribute_value_is_no_record_to_count():
-    # issue 30's acceptance set: "how many fans ..." was answered 1, the number of KG value statements
+    # the KG wordings' acceptance set: "how many fans ..." was answered 1, the number of KG value statements
     computed = check_count("how many fans attended arsenal's home game against brentford on march 9, 2024?",
                            ["The GF of Arsenal vs Brentford on 2024-03-09 is 2."], facts=1)
     assert computed.answer == ""

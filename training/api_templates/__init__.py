@@ -3,8 +3,8 @@
     examples = generate(FixtureKG.load(), seed=0)          # every template x entity x phrasing
     splits = split_examples(examples, icl_entities, seed=0) # train / heldout_entities / heldout_templates
 
-Issue 12 asks for training data made from the package's own KG, each target checked by executing it; issue 35
-for wordings in CRAG's own register and a split that holds whole wordings out. One table per domain
+The training data is made from the package's own KG, each target checked by executing it, with wordings in
+CRAG's own register and a split that holds whole wordings out. One table per domain
 (`movie.py`, `music.py`, `finance.py`, `sports.py`, `open.py`) declares each template once: its program, its
 trained phrasings, its `unseen` phrasings, whether it is held out whole, and the `fill` function that reads the
 KG *sources* (`data/kg_fixture/`, not the API) and yields, per entity, the slot values, the entities named and

@@ -1,4 +1,4 @@
-"""KG programs checked between generation and answer (issue 30): what the trained generator gets wrong on
+"""KG programs checked between generation and answer: what the trained generator gets wrong on
 wordings it never saw, caught without retraining.
 
     before generation   dates.py    the question's dates in the API's format ("feb 27th 2024" -> "2024-02-27")

@@ -1,4 +1,4 @@
-"""ARM retrieval (seed 003, part 1: information alignment), `web.retriever: arm`.
+"""ARM retrieval (the ARM paper's part 1: information alignment), `web.retriever: arm`.
 
     pages -> objects (text chunks, tables split by rows, serialised with the page title) -> n-gram index ->
     keywords (`keywords`) -> each rewritten as index n-grams under a decoding constraint (`alignment`) ->

@@ -1,4 +1,4 @@
-"""Settings of ARM retrieval (seed 003, `web.retriever: arm`); the defaults are the CPU profile's measured choice
+"""Settings of ARM retrieval (`web.retriever: arm`); the defaults are the CPU profile's measured choice
 (docs/results.md "Retrievers" has the sweep that chose `lexical_weight`, `ngrams_per_keyword` and `candidates`)."""
 from __future__ import annotations
 

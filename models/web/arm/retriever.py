@@ -1,4 +1,4 @@
-"""ARM retrieval for a batch (seed 003 §3.1-3.2.1): the same pages and chunks as the parent/child pathway,
+"""ARM retrieval for a batch (the ARM paper §3.1-3.2.1): the same pages and chunks as the parent/child pathway,
 scored by information alignment instead of recall + rerank.
 
     select pages ─► extract ─► chunk (as WebRetriever) ─► objects: each parent (text chunk, table piece with
