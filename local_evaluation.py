@@ -221,6 +221,9 @@ def evaluate(args, config, model, judge, trim, out_dir: Path) -> int:
             yield example
 
     predictions = PredictionLog(out_dir / PREDICTIONS_FILE)
+    from evaluation.current_results import current_commit
+
+    commit = current_commit()  # the code the answers come from, kept in summary.json (current_results reads it)
     examples = remember(islice(load_examples(args.data, stats), args.limit))
     total = count_examples(args.data, stop_at=args.limit)
     with tqdm(total=total, unit="q", desc="answering", file=sys.stderr, dynamic_ncols=True) as bar:
@@ -245,7 +248,7 @@ def evaluate(args, config, model, judge, trim, out_dir: Path) -> int:
     scorings = score_official_and_normalized(records, judge, trim)
     verdicts = scorings.normalized if args.judge == "normalized" else scorings.official
     write_verdicts(out_dir / VERDICTS_FILE, records, verdicts, official=scorings.official)
-    meta = {"data": str(args.data), "profile": config.name, "task": config.pipeline.task,
+    meta = {"data": str(args.data), "profile": config.name, "task": config.pipeline.task, "commit": commit,
             "n_resumed": run.n_resumed, "n_new": run.n_new, "n_duplicate_ids": run.n_duplicates,
             "n_skipped_lines": stats.n_skipped}
     official_judge = judge.name if judge is not None else "rules"

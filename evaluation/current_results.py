@@ -105,14 +105,21 @@ def median_seconds(run_dir: Path) -> float | None:
     return statistics.median(latencies) if latencies else None
 
 
-def read_cell(run_dir: Path, commit: str, machine: str) -> dict | None:
+UNRECORDED = "unrecorded"  # a run folder made before local_evaluation.py kept its commit in summary.json
+
+
+def read_cell(run_dir: Path, commit: str | None, machine: str) -> dict | None:
     """One stored figure from a finished run directory, None when it has no summary. Its date is the summary's
-    (UTC), so a run read back rather than rerun keeps the day it was measured."""
+    (UTC) and its commit the one the run recorded (`summary.json`'s `commit`), so a run read back rather than rerun
+    keeps the day and the code it was measured on; `commit` is used only when the summary has none (a run made now),
+    else it is "unrecorded"."""
     cell = read_run(run_dir)
     if cell is None:
         return None
     summary_path = run_dir / "summary.json"
-    judge = json.loads(summary_path.read_text(encoding="utf-8")).get("judge", "normalized")
+    summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    judge = summary.get("judge", "normalized")
+    commit = summary.get("commit") or commit or UNRECORDED
     date = datetime.datetime.fromtimestamp(summary_path.stat().st_mtime, datetime.timezone.utc).date().isoformat()
     return {"correct": cell.correct, "missing": cell.missing, "hallucination": cell.hallucination,
             "total": cell.total, "median_s": median_seconds(run_dir), "date": date, "commit": commit,
@@ -285,9 +292,11 @@ def run_current_results(profiles: Sequence[str] = ("cpu",), sets: Sequence[str] 
                     print(f"[{profile} / {name}] skipped: {', '.join(missing)} not found; its stored figure is kept",
                           flush=True)
                     continue
+                ran_now = False
                 if not rerun and read_run(out_dir) is not None:
                     print(f"[{profile} / {name}] read from {out_dir} (finished; --rerun runs it again)", flush=True)
                 else:
+                    ran_now = True
                     cmd = run_command(result_set, profile, out_dir, limit)
                     print(f"[{profile} / {name}] {shlex.join(cmd)}", flush=True)
                     if dry_run:
@@ -304,7 +313,7 @@ def run_current_results(profiles: Sequence[str] = ("cpu",), sets: Sequence[str] 
                 if dry_run:
                     continue
                 entry = store.setdefault("profiles", {}).setdefault(profile, {})
-                entry.setdefault("sets", {})[name] = read_cell(out_dir, commit, machine)
+                entry.setdefault("sets", {})[name] = read_cell(out_dir, commit if ran_now else None, machine)
     if dry_run:
         return 0
     block = render(store)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import shlex
 import sys
 from dataclasses import dataclass
@@ -19,6 +20,8 @@ from pathlib import Path
 from evaluation.runner import PREDICTIONS_FILE
 from models.config import REPO_ROOT, ConfigError, load_config, save_config
 from models.jsonl import read_jsonl
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -71,7 +74,10 @@ def records(run_dir: Path) -> list[dict]:
     """The prediction records of a run directory; none when it has no readable predictions.jsonl."""
     try:
         return read_jsonl(run_dir / PREDICTIONS_FILE)
-    except (OSError, ValueError):
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError) as exc:  # a corrupt file: say so, its seconds then show as n/a
+        log.warning("%s: unreadable (%s); its records are left out", run_dir / PREDICTIONS_FILE, exc)
         return []
 
 
@@ -79,12 +85,19 @@ def read_run(run_dir: Path) -> Cell | None:
     """The cell of a finished local_evaluation run directory, or None when it has no summary."""
     try:
         summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+    except FileNotFoundError:
+        return None
+    except (OSError, json.JSONDecodeError) as exc:  # corrupt, not missing: the run shows as n/a, and the log says why
+        log.warning("%s: unreadable summary (%s); the run counts as not finished (n/a)", run_dir / "summary.json", exc)
         return None
     m = summary["metrics"]
+    rows = records(run_dir)
     try:
-        latencies = [float(record["latency_s"]) for record in records(run_dir)]
-    except (KeyError, ValueError):
+        latencies = [float(record["latency_s"]) for record in rows]
+    except (KeyError, TypeError, ValueError):
+        bad = sum(not isinstance(r.get("latency_s"), (int, float)) for r in rows)
+        log.warning("%s: %d of %d records without a readable latency_s; its seconds per question show as n/a",
+                    run_dir / PREDICTIONS_FILE, bad, len(rows))
         latencies = []
     seconds = sum(latencies) / len(latencies) if latencies else float("nan")
     return Cell("ok", int(m["n_correct"]), int(m["n_miss"]), int(m["n_hallucination"]), int(m["total"]), seconds)

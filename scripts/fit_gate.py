@@ -12,8 +12,10 @@ coefficients, intercept, what it was fitted on, the cross-validated figures) as 
 `--gate` instead prints the same table for a fitted gate on runs it never saw. The rules' verdict is replayed
 under the profile's `verifier` thresholds (`--profile`). `--collect DIR` first runs `local_evaluation.py` (rules
 gate) on the package's own fit sets (`evaluation.gate_fit.FIT_SUITES`: 432 KG template questions generated into
-DIR by `training/gate_kg_questions.py` (Task 2), the 273 web questions of `data/gate/` (Task 1), the KG wordings,
-checkable and public-SQL acceptance sets; never a set docs/results.md reports on) into `DIR/<set>/`, skipping those
+DIR by `training/gate_kg_questions.py` (Task 2), the 269 web questions of `data/gate/` (Task 1), the KG wordings,
+checkable and public-SQL acceptance sets; none shares a question, by entity and gold answer in any words, with the
+bundled sample, the Task-2/3 samples, the dev questions or kg_unseen, and the three acceptance sets, also reported
+in docs/results.md, are marked in-sample there: tests/verify/test_held_out.py) into `DIR/<set>/`, skipping those
 already finished, and fits on them. The library is `training/gate_refit.py` (the fit: `evaluation/gate_fit.py`).
 """
 from __future__ import annotations

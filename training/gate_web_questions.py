@@ -542,11 +542,18 @@ def gate_questions(kg: FixtureKG, seed: int = 0, per_template: int = 2, exclude:
 
     Args:
         per_template: questions per template at most (about 150 templates with short answers; 2 gives ~290).
-        exclude: questions never to ask (those of the sets the gate is reported on).
+        exclude: questions never to ask (those of the sets the gate is reported on); besides, no question that shares
+            its entity and gold answer with one of those sets (`evaluation.held_out`), whatever its words.
         protected: entities never held out (default: the in-context pool's, the CPU adapter's split).
     """
+    from evaluation.held_out import held_out_questions, question, sharing
+
     examples = generate(kg, seed=seed)
     splits = split_examples(examples, default_protected() if protected is None else protected, seed=seed)
+    # a reported set's question in other words (the same entity and gold answer) is excluded as its own words are
+    content = sharing([question("gate_web", {"id": e.id, "query": e.query, "expected": list(e.expected)})
+                       for e in examples], held_out_questions())
+    exclude = {*exclude, *(e.query for e in examples if e.id in content)}
     picked = pick_questions(examples, splits, per_template, seed, exclude)
     facts = kg_facts(kg)
     by_subject: dict[tuple, list[Fact]] = {}

@@ -8,7 +8,11 @@ threshold, and the threshold chosen.
 """
 from __future__ import annotations
 
+import logging
 import random
+from collections import Counter
+
+log = logging.getLogger(__name__)
 
 
 def pairs(per_template: int, profile: str, seed: int = 0) -> tuple[list[tuple[str, str, bool]], object]:
@@ -33,6 +37,7 @@ def pairs(per_template: int, profile: str, seed: int = 0) -> tuple[list[tuple[st
     examples = cap_per_template(generate(FixtureKG.load(), seed=seed), per_template, seed=seed)
     rng = random.Random(seed)
     out = []
+    failed: Counter = Counter()  # exception type -> templates' examples the pathway could not run
     with running_server(kg_dir=None, port=0) as url:
         kg = KGPathway(config.kg, MockAPIClient(url), embedder=embedder)
         for example in examples:
@@ -40,7 +45,8 @@ def pairs(per_template: int, profile: str, seed: int = 0) -> tuple[list[tuple[st
             try:
                 program = compile_program(example.program, example.domain)
                 result = execute(program, kg.client, now=query.time, matcher=kg.matcher, question=query.text)
-            except Exception:  # noqa: BLE001 - a template the pathway cannot run gives no pair
+            except Exception as exc:  # noqa: BLE001 - a template the pathway cannot run gives no pair
+                failed[type(exc).__name__] += 1
                 continue
             final = [s for s in result.statements if not s.consumed]
             if not final or not final[-1].values or final[-1].table is None or not final[-1].table.rows:
@@ -56,6 +62,10 @@ def pairs(per_template: int, profile: str, seed: int = 0) -> tuple[list[tuple[st
             others = [k for k in last.table.rows[0].fields if k not in keys]
             for other in rng.sample(others, min(3, len(others))):
                 out.append((phrase, key_path([other], last.table.aliases, head), False))
+    if failed:
+        log.warning("%d of %d template examples could not be compiled or run against the bundled KG and give no "
+                    "pair (%s)", sum(failed.values()), len(examples),
+                    ", ".join(f"{name} {n}" for name, n in failed.most_common()))
     return out, embedder
 
 

@@ -101,6 +101,15 @@ def test_a_finished_run_is_a_cell_with_the_median_seconds(tmp_path):
     assert read_cell(tmp_path / "nowhere", "abc1234", "a machine") is None
 
 
+def test_a_run_read_back_keeps_the_commit_it_recorded_not_todays(tmp_path):
+    finished_run(tmp_path)
+    assert read_cell(tmp_path, None, "m")["commit"] == "unrecorded"  # made before runs kept their commit
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    (tmp_path / "summary.json").write_text(json.dumps({**summary, "commit": "0ld0000"}))
+    assert read_cell(tmp_path, None, "m")["commit"] == "0ld0000"
+    assert read_cell(tmp_path, "new1111", "m")["commit"] == "0ld0000"
+
+
 # --- rendering ---
 
 def test_the_rendering_of_a_small_case_exactly(monkeypatch):

@@ -32,6 +32,23 @@ def test_a_run_without_summary_is_none_and_unreadable_latencies_are_nan(tmp_path
     assert math.isnan(Cell("not run").score)
 
 
+def test_a_corrupt_run_is_logged_with_its_path_and_count(tmp_path, caplog):
+    assert read_run(tmp_path / "nowhere") is None and not caplog.records  # missing is not corrupt: no log
+    _summary(tmp_path)
+    (tmp_path / "predictions.jsonl").write_text('{"latency_s": 1.0}\n{"no latency": 1}\n{"latency_s": "x"}\n')
+    with caplog.at_level("WARNING", logger="evaluation.suite_runs"):
+        read_run(tmp_path)
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{tmp_path / 'predictions.jsonl'}: 2 of 3 records without a readable latency_s; its seconds per question "
+        "show as n/a"]
+    caplog.clear()
+    (tmp_path / "summary.json").write_text("{not json")
+    with caplog.at_level("WARNING", logger="evaluation.suite_runs"):
+        assert read_run(tmp_path) is None
+    assert len(caplog.records) == 1 and str(tmp_path / "summary.json") in caplog.records[0].getMessage()
+    assert "n/a" in caplog.records[0].getMessage()
+
+
 def test_the_command_line_of_a_run(tmp_path):
     cmd = command(SUITES["kg_unseen"], tmp_path / "profile.yaml", tmp_path / "out", "flock LOCK", 5)
     assert cmd[:4] == ["flock", "LOCK", sys.executable, str(REPO_ROOT / "local_evaluation.py")]
