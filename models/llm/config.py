@@ -33,6 +33,9 @@ class LLMConfig:
     tensor_parallel_size: int = 1  # vllm
     gpu_memory_utilization: float = 0.85  # vllm; on CPU the share of the NUMA node's memory for weights + KV cache
     kv_cache_bytes: int = 0  # vllm on CPU: the KV cache's size in bytes (> 0 wins over gpu_memory_utilization)
+    # vllm on CPU: cores the engine's worker leaves to the rest (VLLM_CPU_NUM_OF_RESERVED_CPU); vLLM's own default, 1,
+    # halves a 2-core machine (docs/results.md "cpu and cpu-vllm")
+    cpu_reserved_cores: int = 0
     max_loras: int = 4  # vllm: adapters resident at once
     max_lora_rank: int = 8  # vllm
     enforce_eager: bool = False  # vllm

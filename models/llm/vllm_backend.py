@@ -145,7 +145,10 @@ def _cpu_engine_args(config: LLMConfig) -> dict:
         cache, cache_line = kv_cache_plan(config.gpu_memory_utilization, config.kv_cache_bytes, node_memory())
     except KVCacheTooLarge as exc:
         raise BackendUnavailableError(str(exc)) from exc
-    log.info("vLLM on CPU: %s; %s", why, cache_line)
+    # read by the engine core, a process spawned from this one: set before the engine exists
+    os.environ["VLLM_CPU_NUM_OF_RESERVED_CPU"] = str(config.cpu_reserved_cores)
+    log.info("vLLM on CPU: %s; %s; %d core(s) reserved for the front end (llm.cpu_reserved_cores)", why, cache_line,
+             config.cpu_reserved_cores)
     return dict(dtype=dtype, tensor_parallel_size=1, **cache)
 
 

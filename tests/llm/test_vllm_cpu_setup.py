@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
+import os
 import subprocess
 import sys
 
@@ -129,8 +130,9 @@ def build_cpu(model_folder, tokenizer, tmp_path, monkeypatch):
     return build
 
 
-def test_cpu_engine_arguments_without_nvml(build_cpu, caplog):
+def test_cpu_engine_arguments_without_nvml(build_cpu, caplog, monkeypatch):
     cpu_vllm = load_config("cpu-vllm").llm
+    monkeypatch.setenv("VLLM_CPU_NUM_OF_RESERVED_CPU", "1")  # vLLM's default; the profile's setting wins
     with caplog.at_level("INFO", logger="models.llm.vllm_backend"):
         generator = build_cpu(dtype="auto", kv_cache_bytes=256 << 20, adapters=cpu_vllm.adapters, max_loras=1)
     args = generator.llm.engine_args
@@ -138,6 +140,7 @@ def test_cpu_engine_arguments_without_nvml(build_cpu, caplog):
     assert args["kv_cache_memory_bytes"] == 256 << 20 and "gpu_memory_utilization" not in args
     assert args["max_loras"] == 2  # one adapter and the spare slot
     assert "vLLM on CPU: llm.dtype auto" in caplog.text and "KV cache 0.25 GiB" in caplog.text
+    assert os.environ["VLLM_CPU_NUM_OF_RESERVED_CPU"] == "0"  # both cores to the engine's worker
 
 
 def test_cpu_refusals_come_before_the_engine(build_cpu, monkeypatch):
