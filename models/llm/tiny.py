@@ -28,14 +28,16 @@ LLAMA2_CHAT_TEMPLATE = (
     "{% endfor %}")
 
 
-def save_tiny_llama(out_dir: str | Path, tokenizer_dir: str | Path, *, hidden_size: int = 64, layers: int = 2,
-                    heads: int = 4, kv_heads: int = 2, max_positions: int = 8192, seed: int = 0) -> Path:
+def save_tiny_llama(out_dir: str | Path, tokenizer_dir: str | Path, *, hidden_size: int = 128, layers: int = 2,
+                    heads: int = 2, kv_heads: int = 1, max_positions: int = 8192, seed: int = 0) -> Path:
     """Writes a randomly initialised `LlamaForCausalLM` with `tokenizer_dir`'s tokenizer into `out_dir`.
 
     Args:
         out_dir: the model folder to write (created; `config.json`, weights, tokenizer files).
         tokenizer_dir: a Hugging Face tokenizer folder.
-        hidden_size, layers, heads, kv_heads: the shape (grouped-query attention as Llama 3: kv_heads < heads).
+        hidden_size, layers, heads, kv_heads: the shape (grouped-query attention as Llama 3: kv_heads < heads). The
+            default head size, hidden_size / heads = 64, is one vLLM's attention kernels take: its CPU build refuses
+            16 ("Unsupported CPU attention configuration: head_dim=16").
         max_positions: the context length the folder declares (a profile's `llm.max_model_len` must fit it).
         seed: the weights' seed (the same seed and shape give the same folder).
 

@@ -59,6 +59,7 @@ class EngineRun:
     completions: dict[int, tuple] = field(default_factory=dict)
     steps: int = 0
     longest_step_s: float = 0.0
+    malformed_logprobs: list = field(default_factory=list)  # why each unreadable completion's were left out
 
 
 class EngineDriver:
@@ -82,6 +83,10 @@ class EngineDriver:
         except BaseException:  # an engine step failed (or the process is stopping): leave nothing running
             self._abort(pending, result, "aborted: an engine step failed")
             raise
+        if result.malformed_logprobs:
+            log.warning("%d completions came with log-probabilities that could not be read (%s); they carry none, so "
+                        "their mean_logprob is unmeasured", len(result.malformed_logprobs),
+                        ", ".join(sorted(set(result.malformed_logprobs))))
         if pending:
             log.warning("deadline: %d of %d requests aborted after %d engine steps; their answers are ''",
                         len(pending), len(prompts), result.steps)
@@ -129,7 +134,8 @@ class EngineDriver:
                     first = output.outputs[0] if output.outputs else None
                     result.reasons[i] = f"vLLM finished the request with {getattr(first, 'finish_reason', None)!r}"
                     continue
-                result.completions[i] = tuple(Completion(c.text, chosen_logprobs(c)) for c in usable)
+                result.completions[i] = tuple(Completion(c.text, chosen_logprobs(c, result.malformed_logprobs))
+                                          for c in usable)
                 result.texts[i] = usable[0].text
         if pending:  # the engine says nothing is left, yet these never finished: vLLM lost them
             for request_id, i in list(pending.items()):
@@ -137,14 +143,16 @@ class EngineDriver:
                 del pending[request_id]
 
 
-def chosen_logprobs(completion) -> tuple[float, ...]:
+def chosen_logprobs(completion, malformed: list | None = None) -> tuple[float, ...]:
     """The log-probability of each generated token of a vLLM `CompletionOutput` (its `logprobs`: per position a
     mapping token id -> `Logprob`, which holds the chosen token beside the top-k asked for); () when it has none
-    or they cannot be read."""
+    or they cannot be read (then the exception's name is appended to `malformed`, for one warning per call)."""
     positions, token_ids = getattr(completion, "logprobs", None), getattr(completion, "token_ids", None)
     if not positions or token_ids is None:
         return ()
     try:
         return tuple(float(positions[k][token].logprob) for k, token in enumerate(token_ids))
-    except (KeyError, IndexError, TypeError, AttributeError):
+    except (KeyError, IndexError, TypeError, AttributeError) as exc:
+        if malformed is not None:
+            malformed.append(type(exc).__name__)
         return ()

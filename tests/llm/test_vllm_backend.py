@@ -254,3 +254,38 @@ def test_close_shuts_the_engine_core_down(build):
     generator = build()
     generator.close()
     assert generator.llm.llm_engine.engine_core.shutdowns == 1
+
+
+def test_unreadable_log_probabilities_are_left_out_with_one_warning(caplog):
+    """A completion whose log-probabilities lack the chosen token keeps its text, carries none, and the call logs
+    one warning with the count (not one per completion, not silence)."""
+    from types import SimpleNamespace
+
+    from models.llm.vllm_engine import EngineDriver
+
+    good = SimpleNamespace(text="a", token_ids=[7], logprobs=[{7: SimpleNamespace(logprob=-0.5)}], finish_reason="stop")
+    bad = SimpleNamespace(text="b", token_ids=[8], logprobs=[{9: SimpleNamespace(logprob=-0.1)}], finish_reason="stop")
+
+    class Engine:
+        def __init__(self):
+            self.added = []
+
+        def add_request(self, request_id, prompt, params, lora_request=None):
+            self.added.append(request_id)
+
+        def has_unfinished_requests(self):
+            return bool(self.added)
+
+        def step(self):
+            ids, self.added = self.added, []
+            return [SimpleNamespace(request_id=i, finished=True, outputs=[bad, bad, good]) for i in ids]
+
+        def abort_request(self, ids):
+            raise AssertionError("nothing to abort")
+
+    with caplog.at_level("WARNING", logger="models.llm.vllm_engine"):
+        run = EngineDriver(Engine()).run([{}], [None], [None])
+    assert run.texts == ["b"] and [c.token_logprobs for c in run.completions[0]] == [(), (), (-0.5,)]
+    warnings = [r.getMessage() for r in caplog.records]
+    assert warnings == ["2 completions came with log-probabilities that could not be read (KeyError); they carry "
+                        "none, so their mean_logprob is unmeasured"]

@@ -109,7 +109,7 @@ def test_vllm_is_shut_down_before_the_checks_that_load_models(monkeypatch, tmp_p
         def close(self):
             events.append("close")
 
-    def vllm_checks(report, args, folder, adapters, models_dir, started):
+    def vllm_checks(report, args, folder, adapters, models_dir, started, device="cuda"):
         started.append(Engine())
         events.append("vllm")
         raise RuntimeError("a check broke")
@@ -126,13 +126,51 @@ def test_vllm_is_shut_down_before_the_checks_that_load_models(monkeypatch, tmp_p
 def test_no_vllm_and_cpu_skip_the_engine_and_say_why(monkeypatch, tmp_path):
     from argparse import Namespace
 
-    monkeypatch.setattr(gpu_smoke, "vllm_checks", lambda *a: pytest.fail("vLLM must not start"))
+    monkeypatch.setattr(gpu_smoke, "vllm_checks", lambda *a, **k: pytest.fail("vLLM must not start"))
     monkeypatch.setattr(gpu_smoke, "local_checks", lambda *a: None)
+    monkeypatch.setattr(gpu_smoke, "vllm_cpu_build", lambda: False)
     for args, device, why in ((Namespace(no_vllm=True), "cuda", "--no-vllm"),
-                              (Namespace(no_vllm=False), "cpu", "needs CUDA")):
+                              (Namespace(no_vllm=False), "cpu", "needs CUDA, or on --device cpu vLLM's CPU build")):
         report = gpu_smoke.Report()
         gpu_smoke.run_checks(report, args, _setup(tmp_path, device=device))
         assert why in report.skipped["vllm"] and report.checks == {} and report.passed
+
+
+def test_on_cpu_with_vllms_cpu_build_the_vllm_checks_run_there(monkeypatch, tmp_path):
+    from argparse import Namespace
+
+    ran = []
+    monkeypatch.setattr(gpu_smoke, "vllm_checks", lambda *a, **k: ran.append(k["device"]))
+    monkeypatch.setattr(gpu_smoke, "release_vllm", lambda started: (True, {}))
+    monkeypatch.setattr(gpu_smoke, "local_checks", lambda *a: None)
+    monkeypatch.setattr(gpu_smoke, "vllm_cpu_build", lambda: True)
+    gpu_smoke.run_checks(gpu_smoke.Report(), Namespace(no_vllm=False), _setup(tmp_path, device="cpu"))
+    assert ran == ["cpu"]
+
+
+def test_the_vllm_half_runs_on_vllms_cpu_build(tiny_llama, tmp_path):
+    """gpu_smoke's vLLM checks on the real engine (vLLM 0.32.0's CPU build) with the tiny random Llama and two random
+    adapters: every check the GPU run makes (mixed adapters, base rows unaffected, regex, deadline abort, the KG
+    grammar), on CPU, so that no line of the half only a GPU reached goes unrun."""
+    from argparse import Namespace
+
+    from tests.vllm_cpu import require_vllm
+
+    require_vllm()
+    adapters = {name: str(gpu_smoke.make_random_adapter(tiny_llama, tmp_path / name, rank=8, seed=seed))
+                for seed, name in enumerate(("a", "b"))}
+    args = Namespace(dtype="float32", max_model_len=2048, gpu_memory_utilization=0.3, tensor_parallel_size=0,
+                     enforce_eager=True, requests=6, max_new_tokens=8)
+    report, started = gpu_smoke.Report(), []
+    try:
+        gpu_smoke.vllm_checks(report, args, tiny_llama, adapters, str(tmp_path), started, device="cpu")
+    finally:
+        assert gpu_smoke.release_vllm(started)[0]
+    assert report.details["tokens_per_s"]["base"] > 0 and report.details["vllm_start_s"] > 0
+    failed = {name: report.details.get(name) for name, ok in report.checks.items() if not ok}
+    assert not failed, failed
+    assert {"vllm_one_output_per_request", "vllm_base_unaffected_in_mixed_batch", "vllm_two_adapters_in_one_batch",
+            "vllm_regex", "vllm_deadline_abort", "vllm_kg_grammar"} <= set(report.checks)
 
 
 def test_a_skipped_check_is_neither_passed_nor_failed():

@@ -155,7 +155,11 @@ def test_labelling_model_is_the_base_without_adapters_on_an_importable_backend()
     assert hf["llm.adapters"] == {} and hf["kg.api_adapter"] is None and "llm.dtype" not in hf
     vllm = ma.labelling_overrides(_settings(), llm, "cuda", vllm_importable=True, gpus=1)
     assert vllm["llm.backend"] == "vllm" and vllm["llm.tensor_parallel_size"] == 1
-    assert ma.labelling_overrides(_settings(), llm, "cpu", vllm_importable=True)["llm.backend"] == "hf"
+    on_cpu = ma.labelling_overrides(_settings(), llm, "cpu", vllm_importable=True)  # vLLM's CPU build
+    assert (on_cpu["llm.backend"], on_cpu["llm.device"], on_cpu["llm.tensor_parallel_size"]) == ("vllm", "cpu", 1)
+    assert on_cpu["llm.gpu"] == "" and on_cpu["llm.kv_cache_bytes"] == 1 << 30 and on_cpu["llm.dtype"] == "float32"
+    load_config("g4dn", on_cpu)
+    assert ma.labelling_overrides(_settings(), llm, "cpu", vllm_importable=False)["llm.backend"] == "hf"
     served = ma.labelling_overrides(_settings(server_url="http://localhost:8001/v1", server_model="llama"), llm, "cuda")
     assert served["llm.backend"] == "openai" and served["llm.server.model"] == "llama"
     cpu = ma.labelling_overrides(_settings(overrides={"llm.dtype": "bfloat16"}), llm, "cpu", vllm_importable=False)
