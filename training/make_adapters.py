@@ -8,7 +8,10 @@ probed, with no model, against the KG the run will label on; when it does not se
 fixture KG against CRAG's questions) `kg_answer` would have no training record, so the command stops there, naming
 the fix (`$CRAG_MOCK_API_URL` set to the official mock API serving CRAG's KG), unless `--without-kg-answer`, which
 says up front that `kg_answer` is skipped and why and trains `web_answer` and `api_generation` only. The check is
-skipped when the steps that read the KG are done.
+skipped when the steps that read the KG are done. An adapter left with no training record does not stop the others
+(`api_generation` is still trained when `kg_answer` has none); the command then ends with an error. It ends with a
+summary (`summary`): each adapter trained, kept (already trained for these inputs) or skipped, and why, before the
+git-LFS lines, which name only the adapters it has.
 
 Steps, each writing into its own folder of the work folder (`--work`, default `outputs/adapters/`):
 1. `labels_web_answer`, `labels_kg_answer`: db3 §2.4 labels of the first `--limit` CRAG questions
@@ -23,9 +26,7 @@ Steps, each writing into its own folder of the work folder (`--work`, default `o
 3. `train_<adapter>`: `training.train_lora.train` into the folder the profile's `llm.adapters` names (resolved
    against the models dir; `--adapters-dir DIR`: `DIR/<name>`), with its `training_log.json`; 4-bit only with
    `--qlora on`, else the base in fp16 with the loss scaler (T4) or bf16 (sm80+), train_lora's own choice.
-An adapter with no training record does not stop the others (`api_generation` is still trained when `kg_answer` has
-none); the command then ends with an error. Last, a summary: each adapter trained, kept (already trained for these
-inputs) or skipped, and why, then the git-LFS lines that commit the adapters it has (`lfs_lines`).
+Then the git-LFS lines that commit the adapters (`lfs_lines`).
 
 The labelling model is the profile with `llm.path=BASE`, no adapters and `kg.api_adapter=null` (the data is built
 on the base model), on `llm.backend` hf unless the profile's backend can be imported (vllm), or, with
