@@ -2,10 +2,11 @@
 
     python scripts/preflight.py --task 3                      # every check (make preflight TASK=3)
     python scripts/preflight.py --only requirements,dockerfile  # what CI runs (no weights needed)
+    python scripts/preflight.py --only history                # no CRAG dev question in HEAD's history
 
-The checks (requirements, dockerfile, config, weights, adapters, lfs, aicrowd) and what each proves are in
-`submission/preflight.py`; each line says PASS, WARN or FAIL and names the fix when one fails.
-Exit status 1 when a check fails (a WARN does not fail). A check that breaks is reported as failed with its
+The checks (requirements, dockerfile, config, weights, adapters, lfs, aicrowd, history) and what each proves are in
+`submission/preflight.py`; each line says PASS, WARN, SKIP or FAIL and names the fix when one fails.
+Exit status 1 when a check fails (a WARN or SKIP does not fail). A check that breaks is reported as failed with its
 error; the report is always printed whole.
 """
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from submission.preflight import CHECKS, PYPI, run_preflight
+from submission.preflight import CHECKS, DEV_DATA, PYPI, run_preflight
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,12 +23,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", default="g4dn")
     parser.add_argument("--only", default=",".join(CHECKS), help=f"comma-separated subset of {','.join(CHECKS)}")
     parser.add_argument("--index-url", default=PYPI, help="the index the image's pip uses")
+    parser.add_argument("--dev-data", default=None,
+                        help=f"CRAG's dev file for the history check (default: {DEV_DATA} from the repository; "
+                             "the check is skipped where it is absent)")
     args = parser.parse_args(argv)
     chosen = [c.strip() for c in args.only.split(",") if c.strip()]
     unknown = sorted(set(chosen) - set(CHECKS))
     if unknown:
         parser.error(f"unknown checks {unknown}; choose from {CHECKS}")
-    return run_preflight(chosen, args.task, args.profile, args.index_url)
+    return run_preflight(chosen, args.task, args.profile, args.index_url, args.dev_data)
 
 
 if __name__ == "__main__":

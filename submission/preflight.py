@@ -2,7 +2,7 @@
 
 The grader rebuilds the image from the Dockerfile and runs the g4dn profile on 4x T4; none of that runs
 here, so each check proves one precondition and names the fix when it fails (`Result`: PASS, WARN or FAIL,
-with the fix):
+with the fix; SKIP when what it reads is absent):
 - requirements: each pin set the image can be built from resolves with pip's own resolver for the image's
   Python (3.11) and platform (manylinux x86_64, Ubuntu 22.04's glibc 2.35), from PyPI only (local pip config
   and wheel folders are ignored: a CPU torch wheel there would hide what the image gets). Metadata only: PyPI
@@ -21,6 +21,12 @@ with the fix):
   line gives the command that trains them. With `llm.require_adapters: true` a missing adapter is a FAIL.
 - lfs: every weight file over 1 MB is committed on HEAD and tracked by git-LFS.
 - aicrowd: `aicrowd.json` is valid JSON for the chosen task, with your AIcrowd user name.
+- history: no file version and no commit message in HEAD's history holds a question or an interaction id of
+  CRAG's dev file (`DEV_DATA`, read where it is present; SKIP where it is not). Old commits of this repository
+  hold some, so a submission is tagged on a branch made without that history (README "Submitting"). Each object
+  of `git rev-list --objects HEAD` is read once (`git cat-file --batch`), text compared as
+  tests/test_no_crag_data.py does (lower-cased, each run of non-alphanumerics one space, whole questions); the
+  FAIL names the oldest commit that adds one and its file, never the text.
 `run_preflight` runs a chosen subset and prints the report whole: a check that breaks is reported as failed with
 its error. Its command line is scripts/preflight.py.
 """
@@ -48,7 +54,8 @@ LFS_MIN_BYTES = 1 << 20
 IMAGE_COMPILER = ("gcc", "libc6-dev")  # apt.txt: Triton's first kernel launch compiles C (docs/gpu.md "g4dn start-up")
 IMAGE_ENV = {"VLLM_WORKER_MULTIPROC_METHOD": "spawn"}  # Dockerfile ENV: vLLM's workers must not be forked
 PLACEHOLDER_AUTHOR = "your-aicrowd-username"
-CHECKS = ("requirements", "dockerfile", "config", "weights", "adapters", "lfs", "aicrowd")
+CHECKS = ("requirements", "dockerfile", "config", "weights", "adapters", "lfs", "aicrowd", "history")
+DEV_DATA = "../shared/crag/dev_data.jsonl.bz2"  # CRAG's dev file, repo-relative; not shipped (README)
 # The pin sets the image is built from (docs/gpu.md "Submitting"): requirements.txt on the Dockerfile's default
 # base, the CUDA 12 fallback on the base its `# image:` line names (docker build --build-arg CUDA_BASE=...).
 IMAGE_REQUIREMENTS = ("requirements.txt", "requirements-cu12.txt")
@@ -61,10 +68,11 @@ class Result:
     detail: str
     fix: str = ""
     warn: bool = False  # ok, but the submission scores less than it could: printed WARN with its fix
+    skipped: bool = False  # not checked here (what it needs is absent): printed SKIP with how to run it
 
     @property
     def status(self) -> str:
-        return "FAIL" if not self.ok else "WARN" if self.warn else "PASS"
+        return "FAIL" if not self.ok else "WARN" if self.warn else "SKIP" if self.skipped else "PASS"
 
     def line(self) -> str:
         text = f"{self.status}  {self.name:<13} {self.detail}"
@@ -408,9 +416,119 @@ def check_aicrowd(task: int, root: Path = REPO_ROOT) -> Result:
     return Result("aicrowd", True, f"Task {task}: {meta['challenge_id']}, authors {', '.join(authors)}")
 
 
-def run_preflight(checks: list[str], task: int = 3, profile: str = "g4dn", index_url: str = PYPI) -> int:
+# ------------------------------------------------------------------------------------------ history
+SUBMISSION_BRANCH_FIX = ("tag the submission on a branch without this history (README 'Submitting'): git checkout "
+                         "--orphan submission-tree && git commit -m 'submission tree', then tag that commit and push "
+                         "only the tag")
+_WORDS = re.compile(rb"[a-z0-9]+")
+
+
+def _normalised(data: bytes) -> list[bytes]:
+    """Lower-cased words, every run of non-alphanumerics a separator (tests/test_no_crag_data.py's `_norm`)."""
+    return _WORDS.findall(data.lower())
+
+
+def dev_needles(path: Path) -> tuple[dict[bytes, list[bytes]], int]:
+    """The questions and interaction ids of a CRAG file, normalised (" w1 w2 ... "), keyed by their longest word;
+    and how many examples were read. An id is left out when the file has none (the loader's "file:line")."""
+    from evaluation.data import load_examples
+
+    anchors: dict[bytes, list[bytes]] = {}
+    count = 0
+    for example in load_examples(path):
+        count += 1
+        texts = [example["query"]] + ([example["interaction_id"]] if ":" not in example["interaction_id"] else [])
+        for text in texts:
+            words = _normalised(text.encode("utf-8"))
+            if words:
+                needle = b" " + b" ".join(words) + b" "
+                anchors.setdefault(max(words, key=len), []).append(needle)
+    return anchors, count
+
+
+def _holds(data: bytes, anchors: dict[bytes, list[bytes]]) -> bool:
+    words = _normalised(data)
+    present = anchors.keys() & set(words)
+    if not present:
+        return False
+    text = b" " + b" ".join(words) + b" "
+    return any(needle in text for anchor in present for needle in anchors[anchor])
+
+
+def history_hits(root: Path, anchors: dict[bytes, list[bytes]], rev: str = "HEAD") -> tuple[dict[str, str], int]:
+    """The objects of `rev`'s history (file versions and commits, each read once) that hold a needle: sha -> the
+    path of the file version ("" for a commit); and how many objects were read."""
+    listing = subprocess.Popen(["git", "rev-list", "--objects", rev], cwd=root, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    reader = subprocess.Popen(["git", "cat-file", "--batch=%(objectname) %(objecttype) %(objectsize) %(rest)"],
+                              cwd=root, stdin=listing.stdout, stdout=subprocess.PIPE)
+    listing.stdout.close()
+    hits, read = {}, 0
+    with reader:
+        while header := reader.stdout.readline():
+            parts = header.rstrip(b"\n").split(b" ", 3)
+            if len(parts) < 3:  # "<sha> missing"
+                continue
+            sha, kind, size = parts[0].decode(), parts[1], int(parts[2])
+            data = reader.stdout.read(size)
+            reader.stdout.read(1)
+            if kind not in (b"blob", b"commit") or b"\0" in data[:8000]:  # trees; binary files
+                continue
+            read += 1
+            if _holds(data, anchors):
+                hits[sha] = parts[3].decode("utf-8", "replace") if kind == b"blob" and len(parts) > 3 else ""
+    if listing.wait() != 0:
+        raise RuntimeError(f"git rev-list --objects {rev}: {listing.stderr.read().decode(errors='replace').strip()}")
+    return hits, read
+
+
+def introduced(root: Path, hits: dict[str, str], rev: str = "HEAD") -> list[tuple[str, str]]:
+    """(commit, file) of each commit of `rev`'s history, oldest first, that adds a hit file version (or whose
+    message is a hit: file "its commit message")."""
+    log = subprocess.run(["git", "log", "--reverse", "--format=%H", "--raw", "--no-abbrev", "--no-renames", rev],
+                         cwd=root, capture_output=True, text=True, errors="replace", check=True).stdout
+    found, commit = [], ""
+    for line in log.splitlines():
+        if re.fullmatch(r"[0-9a-f]{40,64}", line):
+            commit = line
+            if commit in hits:
+                found.append((commit, "its commit message"))
+        elif line.startswith(":") and "\t" in line:
+            meta, path = line.split("\t", 1)
+            fields = meta.split()
+            if len(fields) >= 4 and fields[3] in hits:
+                found.append((commit, path))
+    return found
+
+
+def check_history(root: Path = REPO_ROOT, dev_data: str | Path | None = None, rev: str = "HEAD") -> Result:
+    """No question or interaction id of CRAG's dev file in `rev`'s history (module docstring)."""
+    dev = Path(dev_data) if dev_data else root / DEV_DATA
+    if not dev.is_file():
+        return Result("history", True, f"skipped: {dev} (CRAG's dev file, not shipped) is not here, so {rev}'s "
+                      "history was not checked for its questions",
+                      f"put CRAG's dev file at {DEV_DATA} (from the repository) or pass --dev-data FILE", skipped=True)
+    anchors, questions = dev_needles(dev)
+    hits, read = history_hits(root, anchors, rev)
+    commits = subprocess.run(["git", "rev-list", "--count", rev], cwd=root, capture_output=True, text=True,
+                             check=True).stdout.strip()
+    if not hits:
+        return Result("history", True, f"none of the {questions} questions of {dev.name} (nor an interaction id) in "
+                      f"the {commits} commits of {rev}'s history ({read} file versions and messages read)")
+    where = introduced(root, hits, rev)
+    first = (f"the first: commit {where[0][0][:12]}, {where[0][1]}" if where else
+             f"e.g. {next(iter(hits.values())) or 'a commit message'} (brought in by a merge)")
+    files = sum(1 for path in hits.values() if path)
+    return Result("history", False, f"{files} file versions and {len(hits) - files} commit messages of {rev}'s "
+                  f"history ({len({c for c, _ in where})} commits) hold a question or interaction id of {dev.name}; "
+                  f"{first}", SUBMISSION_BRANCH_FIX)
+
+
+def run_preflight(checks: list[str], task: int = 3, profile: str = "g4dn", index_url: str = PYPI,
+                  dev_data: str | Path | None = None) -> int:
     """Runs `checks` (names of CHECKS, in that order) for `task` and `profile`, printing one line per result and
-    a summary line; returns the exit status: 1 when a check failed (a WARN does not fail), else 0."""
+    a summary line; returns the exit status: 1 when a check failed (a WARN or SKIP does not fail), else 0.
+    `dev_data`: the CRAG dev file the history check reads (None: `DEV_DATA` from the repository)."""
     results, weights = [], []
     for name in checks:
         try:
@@ -431,8 +549,10 @@ def run_preflight(checks: list[str], task: int = 3, profile: str = "g4dn", index
                     if ran not in {r.name for r in results}:  # what the lfs check needs, found now
                         weights += check(profile, task)[1]
                 result = check_lfs(weights)
-            else:
+            elif name == "aicrowd":
                 result = check_aicrowd(task)
+            else:
+                result = check_history(REPO_ROOT, dev_data)
         except Exception as exc:  # noqa: BLE001 - a check that breaks is a failed check; the report goes on
             result = Result(name, False, f"the check itself failed: {type(exc).__name__}: {exc}",
                             "a bug in submission/preflight.py: please report it with this line")
@@ -441,7 +561,9 @@ def run_preflight(checks: list[str], task: int = 3, profile: str = "g4dn", index
             results.append(one)
     passed = sum(r.status == "PASS" for r in results)
     warned = list(dict.fromkeys(r.name for r in results if r.status == "WARN"))
+    skipped = list(dict.fromkeys(r.name for r in results if r.status == "SKIP"))
     failed = list(dict.fromkeys(r.name for r in results if not r.ok))
     print(f"preflight: {passed}/{len(results)} passed" + (f"; warnings: {', '.join(warned)}" if warned else "")
+          + (f"; skipped: {', '.join(skipped)}" if skipped else "")
           + (f"; failed: {', '.join(failed)}" if failed else ""))
     return 1 if failed else 0

@@ -3,6 +3,16 @@
     make adapters DATA=crag_task_1_and_2_dev_v4.jsonl.bz2 BASE=models/meta-llama/Meta-Llama-3-8B-Instruct
     python scripts/make_adapters.py --data FILE --base FOLDER [--server-url http://localhost:8001/v1 --server-model M]
 
+Before any labelling, the KG check (`check_kg`, `training/kg_probe.py`): the first questions of the data are
+probed, with no model, against the KG the run will label on; when it does not serve their entities (the bundled
+fixture KG against CRAG's questions) `kg_answer` would have no training record, so the command stops there, naming
+the fix (`$CRAG_MOCK_API_URL` set to the official mock API serving CRAG's KG), unless `--without-kg-answer`, which
+says up front that `kg_answer` is skipped and why and trains `web_answer` and `api_generation` only. The check is
+skipped when the steps that read the KG are done. An adapter left with no training record does not stop the others
+(`api_generation` is still trained when `kg_answer` has none); the command then ends with an error. It ends with a
+summary (`summary`): each adapter trained, kept (already trained for these inputs) or skipped, and why, before the
+git-LFS lines, which name only the adapters it has.
+
 Steps, each writing into its own folder of the work folder (`--work`, default `outputs/adapters/`):
 1. `labels_web_answer`, `labels_kg_answer`: db3 §2.4 labels of the first `--limit` CRAG questions
    (`training.build_sft_data`: `make_builder`, `build`; the rules in `training/labels.py`), the contexts built by the
@@ -87,6 +97,7 @@ class Settings:
     max_length: int = 2048
     qlora: str = "off"
     seed: int = 0
+    without_kg_answer: bool = False  # train web_answer and api_generation only (the KG check then only informs)
 
 
 # ---------------------------------------------------------------------------------------------- pure helpers
@@ -277,6 +288,7 @@ class AdapterMaker:
         described.pop("models_dir")
         self.described = described
         self.mock = os.environ.get(MOCK_API_ENV) or "bundled fixture KG"
+        self.outcomes: dict[str, tuple[str, str]] = {}  # adapter -> (trained | kept | skipped, detail)
 
     @cached_property
     def data_fingerprint(self) -> dict:
@@ -293,24 +305,108 @@ class AdapterMaker:
     def run(self) -> dict:
         started = time.monotonic()
         results = {}
+        skipped: dict[str, str] = {}  # adapter -> why it is not trained
         try:
+            probe = self.check_kg()
+            if probe is not None:
+                results["kg_probe"] = probe.as_dict()
+            if self.settings.without_kg_answer:
+                skipped["kg_answer"] = "--without-kg-answer" + (f"; {probe.text()}" if probe is not None else "")
+                self.say(f"kg_answer is skipped ({skipped['kg_answer']}): web_answer and api_generation are trained")
             for adapter in LABELLED:
+                if adapter in skipped:
+                    self.say(f"[labels_{adapter}] skipped: --without-kg-answer")
+                    results[f"labels_{adapter}"] = {"skipped": "--without-kg-answer"}
+                    continue
                 results[f"labels_{adapter}"] = self.labels(adapter)
             results["api_templates"] = self.api_templates()
             results["api_bootstrap"] = self.api_bootstrap()
             results["api_sft"] = self.api_sft()
         finally:
             self.session.close()
+        failed = []
         for adapter in ADAPTERS:
-            results[f"train_{adapter}"] = self.train(adapter)
-        self.say(f"all steps finished in {time.monotonic() - started:.1f} s; the adapters:")
-        for name, folder in self.adapter_dirs.items():
-            self.say(f"  {name}: {folder}")
+            if adapter in skipped:
+                continue
+            try:
+                results[f"train_{adapter}"] = counts = self.train(adapter)
+            except MakeAdaptersError as error:  # no training record: the other adapters are still trained
+                self.say(f"[train_{adapter}] not trained: {error}")
+                skipped[adapter], failed = str(error).removeprefix(f"{adapter}: "), failed + [adapter]
+                continue
+            self.outcomes.setdefault(adapter, ("trained", counts_text(counts)))
+        for adapter, why in skipped.items():
+            self.outcomes[adapter] = ("skipped", why)
+        results["summary"] = {name: {"outcome": outcome, "detail": detail}
+                              for name, (outcome, detail) in self.outcomes.items()}
+        self.say(self.summary(time.monotonic() - started))
+        present = {name: self.adapter_dirs[name] for name in ADAPTERS if self.outcomes[name][0] != "skipped"}
         gitignore = self.repo_root / ".gitignore"
-        lines = lfs_lines(self.adapter_dirs, self.repo_root, gitignore.read_text() if gitignore.is_file() else "")
-        self.say("to commit them with git-LFS (from the repository root):\n" + "\n".join(f"  {x}" for x in lines))
+        lines = lfs_lines(present, self.repo_root, gitignore.read_text() if gitignore.is_file() else "")
+        if lines:
+            self.say("to commit them with git-LFS (from the repository root):\n" + "\n".join(f"  {x}" for x in lines))
         results["lfs_lines"] = lines
+        if failed:
+            raise MakeAdaptersError(f"{', '.join(failed)} not trained (see the summary above): "
+                                    + "; ".join(f"{name}: {skipped[name]}" for name in failed))
         return results
+
+    def summary(self, seconds: float) -> str:
+        """What the run trained, kept and skipped, one line an adapter, with where each went and why."""
+        lines = [f"summary ({seconds:.1f} s): " + "; ".join(
+            f"{outcome} {', '.join(n for n in ADAPTERS if self.outcomes[n][0] == outcome)}"
+            for outcome in ("trained", "kept", "skipped") if any(o == outcome for o, _ in self.outcomes.values()))]
+        for name in ADAPTERS:
+            outcome, detail = self.outcomes[name]
+            if outcome == "skipped":
+                lines.append(f"  {name}: skipped: {detail}; a profile naming it runs that stage on the base model "
+                             "with its in-context prompt (models/adapter_fallback.py)")
+            else:
+                what = "trained" if outcome == "trained" else "kept, already trained for these inputs"
+                lines.append(f"  {name}: {what} -> {self.adapter_dirs[name]}" + (f" ({detail})" if detail else ""))
+        return "\n".join(lines)
+
+    def _done(self, name: str, inputs: Mapping) -> bool:
+        return StepState(self.work / name, inputs).finished() is not None
+
+    def probe(self):
+        """The KG probe (training/kg_probe.py) of the questions to label, against the mock API the run uses."""
+        from models.kg.client import MockAPIClient
+        from training.kg_probe import probe_kg
+
+        kg = f"the KG at ${MOCK_API_ENV}" if os.environ.get(MOCK_API_ENV) else \
+            f"the bundled fixture KG (no ${MOCK_API_ENV})"
+        with MockAPIClient(self.session.mock_url, timeout_s=10.0) as client:
+            return probe_kg(self._questions(), client, kg)
+
+    def check_kg(self):
+        """Before labelling: whether the KG serves the data's entities (module docstring). Returns the probe (None
+        when every step that reads the KG is done); raises `MakeAdaptersError` when `kg_answer` would have no
+        training record and `--without-kg-answer` is not given."""
+        from models.kg.client import KGClientError
+
+        label_kg = not self.settings.without_kg_answer and not self._done(
+            "labels_kg_answer", self._labels_inputs("kg_answer"))
+        if not label_kg and self._done("api_bootstrap", self._question_inputs()):
+            return None
+        try:
+            probe = self.probe()
+        except KGClientError as error:
+            raise MakeAdaptersError(f"the mock API does not answer ({error}): start it, or unset ${MOCK_API_ENV} "
+                                    "to label on the bundled fixture KG") from error
+        self.say(f"KG check: {probe.text()}")
+        if probe.ok:
+            return probe
+        if label_kg:
+            raise MakeAdaptersError(
+                f"{probe.text()}. kg_answer is labelled on the contexts that KG gives the data's questions: they would "
+                "be empty, and kg_answer would have no training record after hours of labelling. Fix: serve CRAG's KG "
+                "(python scripts/serve_mock_api.py --kg-dir /path/to/cragkg --port 8000, or the official mock API) "
+                f"and set {MOCK_API_ENV}=http://localhost:8000; or pass --without-kg-answer to train web_answer and "
+                "api_generation only. Nothing was labelled.")
+        self.say("few of the CRAG programs api_bootstrap writes will find facts on this KG; api_generation still "
+                 "learns from the bundled KG's templates and the seed")
+        return probe
 
     def step(self, name: str, inputs: Mapping, outputs: Sequence[Path], action: Callable[[], dict],
              resume_ignores: Sequence[str] = ()) -> dict:
@@ -339,10 +435,13 @@ class AdapterMaker:
 
         return islice(select_split(load_examples(self.settings.data), self.settings.split), self.settings.limit)
 
+    def _labels_inputs(self, adapter: str) -> dict:
+        return self._question_inputs() | {"adapter": adapter, "judge": self.settings.judge}
+
     def labels(self, adapter: str) -> dict:
         folder = self.work / f"labels_{adapter}"
         out = folder / f"{adapter}.jsonl"
-        inputs = self._question_inputs() | {"adapter": adapter, "judge": self.settings.judge}
+        inputs = self._labels_inputs(adapter)
 
         def action() -> dict:
             from training import build_sft_data
@@ -474,6 +573,7 @@ class AdapterMaker:
         trained = all((out / f).is_file() for f in ("adapter_config.json", "training_log.json"))
         if trained and marker.get("fingerprint") == fingerprint(inputs):
             self.say(f"[{name}] skipped, already trained for these inputs: {out}")
+            self.outcomes[adapter] = ("kept", counts_text(marker.get("counts", {})))
             return marker.get("counts", {})
         from training.sft_data import read_records
         from training.train_lora import train
