@@ -59,7 +59,8 @@ test-all: setup
 bench: setup
 	$(PY) scripts/bench_web.py $(ARGS)
 
-# Before tagging a submission: image requirements, Dockerfile lint, g4dn profile, weights, git-LFS, aicrowd.json.
+# Before tagging a submission: image requirements, Dockerfile lint, the profile the image runs (the Dockerfile's ENV
+# CRAG_PROFILE: g4dn, or g4dn-hf; ARGS="--profile NAME" checks another), weights, git-LFS, aicrowd.json.
 TASK ?= 3
 preflight: setup
 	$(PY) scripts/preflight.py --task $(TASK) $(ARGS)

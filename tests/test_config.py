@@ -21,7 +21,8 @@ def test_profile_chosen_by_environment(monkeypatch):
 
 
 def test_unknown_profile_names_the_known_ones():
-    with pytest.raises(ConfigError, match=r"unknown profile 'tpu'.*\['cpu', 'cpu-server', 'cpu-vllm', 'g4dn', 'g4dn-server'\]"):
+    known = r"\['cpu', 'cpu-server', 'cpu-vllm', 'cpu-vllm-server', 'g4dn', 'g4dn-hf', 'g4dn-server'\]"
+    with pytest.raises(ConfigError, match=r"unknown profile 'tpu'.*" + known):
         load_config("tpu")
 
 

@@ -191,15 +191,18 @@ def test_the_image_start_up_lines_are_checked(tmp_path):
     assert preflight.startup_problems(tmp_path) == []
 
 
-@pytest.mark.parametrize("profile", ["cpu", "g4dn"])
+@pytest.mark.parametrize("profile", ["cpu", "g4dn", "g4dn-hf"])
 def test_preflight_reports_every_profile_and_task_without_a_traceback(profile, tmp_path, monkeypatch, capsys):
     """`make preflight TASK=1|2|3` against a models directory of fake weights (config files only): every
-    check prints its line, none breaks, and the weights check finds every model the profile names."""
+    check prints its line, none breaks, and the weights check finds every model the profile names. g4dn-hf (g4dn on
+    transformers + peft) is checked as g4dn is; a profile the image does not run (the Dockerfile's CRAG_PROFILE)
+    loads with a WARN that says so."""
     from models.config import MODELS_DIR_ENV, load_config
     from tests.fake_weights import fake_models_dir
 
     monkeypatch.setenv(MODELS_DIR_ENV, str(tmp_path / "models"))
     fake_models_dir(tmp_path / "models", load_config(profile))
+    image = preflight.image_profile(REPO_ROOT)
     for task in (1, 2, 3):
         status = main(["--task", str(task), "--profile", profile, "--only",
                                  "config,weights,adapters,lfs,aicrowd"])
@@ -209,13 +212,39 @@ def test_preflight_reports_every_profile_and_task_without_a_traceback(profile, t
         assert sorted(lines) == ["adapters", "aicrowd", "config", "lfs", "weights"] and \
             out.rstrip().splitlines()[-1].startswith("preflight: ")
         assert lines["adapters"].startswith("PASS"), lines["adapters"]
-        assert lines["config"].startswith("PASS") and f"for Task {task}" in lines["config"]
+        assert lines["config"].startswith("PASS" if profile == image else "WARN") and f"for Task {task}" in (
+            lines["config"]), lines["config"]
         weights = lines["weights"]
-        # every model folder is there; only g4dn's public-data store (a repo path, built from the Kaggle CSVs)
-        # may be missing; the CPU profile builds its store from the shipped fixtures
-        assert weights.startswith("PASS") or (profile == "g4dn" and weights.split("missing: ")[1].startswith(
+        # every model folder is there; only the g4dn profiles' public-data store (a repo path, built from the Kaggle
+        # CSVs) may be missing; the CPU profile builds its store from the shipped fixtures
+        assert weights.startswith("PASS") or (profile.startswith("g4dn") and weights.split("missing: ")[1].startswith(
             "public data (")), weights
         assert status in (0, 1)
+
+
+def _image(tmp_path, profile):
+    (tmp_path / "Dockerfile").write_text(f"FROM x\nENV A=1 \\\n    CRAG_PROFILE={profile} \\\n    B=2\n")
+    return tmp_path
+
+
+def test_the_profile_checked_by_default_is_the_one_the_image_runs(tmp_path, monkeypatch, capsys):
+    """The Dockerfile's ENV CRAG_PROFILE is what `UserModel()` loads on the grader: switching the image to g4dn-hf
+    switches what `make preflight` checks, and checking another profile than the image's is a WARN with the fix."""
+    assert preflight.image_profile(REPO_ROOT) == "g4dn"  # the shipped image
+    assert preflight.image_profile(tmp_path) is None  # no Dockerfile: preflight checks DEFAULT_PROFILE
+    monkeypatch.setattr(preflight, "REPO_ROOT", _image(tmp_path, "g4dn-hf"))
+    assert preflight.image_profile() == "g4dn-hf"
+    assert main(["--task", "3", "--only", "config"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("PASS  config        profile g4dn-hf loads for Task 3 (llm hf, batch 16,"), out
+    assert main(["--task", "3", "--profile", "models/profiles/g4dn-hf.yaml", "--only", "config"]) == 0
+    assert capsys.readouterr().out.startswith("PASS  config        profile g4dn-hf loads")  # a path names it too
+    assert main(["--task", "3", "--profile", "g4dn", "--only", "config"]) == 0  # a WARN does not fail
+    out = capsys.readouterr().out
+    assert out.startswith("WARN  config        profile g4dn loads for Task 3 (llm vllm, batch 16,") and (
+        "but the image runs CRAG_PROFILE=g4dn-hf (the Dockerfile's ENV)") in out, out
+    assert "fix: to submit g4dn, set ENV CRAG_PROFILE=g4dn in the Dockerfile" in out
+    assert out.rstrip().endswith("0/1 passed; warnings: config")
 
 
 def test_missing_adapters_are_a_warning_with_the_command_that_trains_them(tmp_path, monkeypatch, capsys):
