@@ -1,4 +1,4 @@
-"""Held out by content (issue 64): no fit set of the answer gate and no training set of the KG adapter shares a
+"""Held out by content: no fit set of the answer gate and no training set of the KG adapter shares a
 question with a set docs/results.md reports on, by entity and gold answer in any words (`evaluation.held_out`),
 except the pairs `IN_SAMPLE` names, which docs/results.md marks in-sample. The generated fit set (`gate_kg`) is
 generated here as `make gate` generates it; the real dev questions are read where ../shared/crag/ holds them."""
