@@ -74,8 +74,10 @@ adapters: setup
 	@test -n "$(DATA)" -a -n "$(BASE)" || { echo "usage: make adapters DATA=<CRAG file> BASE=<Llama-3-8B folder> [ARGS='...']"; exit 2; }
 	$(PY) scripts/make_adapters.py --data $(DATA) --base $(BASE) $(ARGS)
 
-# The calibrated answer gate (verifier.gate: calibrated): rules-gate runs on the package's own fit sets (never a set
-# docs/results.md reports on), then the fit (reliability table, rules vs calibrated), written to GATE_OUT. A GPU user
+# The calibrated answer gate (verifier.gate: calibrated): rules-gate runs on the package's own fit sets (none shares a
+# question, by entity and gold answer in any words, with the bundled sample, the Task-2/3 samples, the dev questions
+# or kg_unseen; kg_wordings, checkable and public_sql are fitted on and reported, marked in-sample in docs/results.md:
+# tests/verify/test_held_out.py), then the fit (reliability table, rules vs calibrated), written to GATE_OUT. A GPU user
 # refits on their own traces: python scripts/fit_gate.py RUN_DIR ... --profile g4dn --output models/gates/g4dn.json
 GATE_PROFILE ?= cpu
 GATE_OUT     ?= models/gates/cpu.json
