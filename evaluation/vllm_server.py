@@ -46,15 +46,15 @@ def server_command(profile: str = "cpu-vllm", port: int = DEFAULT_PORT, host: st
     if llm.enforce_eager:
         argv.append("--enforce-eager")
     slots = llm.max_loras
-    if llm.device == "cpu":
-        from models.llm.cpu_host import cpu_dtype, cpu_lora_slots, kv_cache_plan, node_memory
+    if llm.device == "cpu":  # the engine the in-process backend builds (models/llm/cpu_host.py)
+        from models.llm.cpu_host import cpu_engine, cpu_lora_slots
 
-        dtype, _ = cpu_dtype(llm.dtype)
-        cache, _ = kv_cache_plan(llm.gpu_memory_utilization, llm.kv_cache_bytes, node_memory())
-        argv += ["--dtype", dtype]
+        engine = cpu_engine(llm)
+        cache = engine.args
+        argv += ["--dtype", cache["dtype"]]
         argv += ([f"--kv-cache-memory-bytes={cache['kv_cache_memory_bytes']}"] if "kv_cache_memory_bytes" in cache
                  else ["--gpu-memory-utilization", str(cache["gpu_memory_utilization"])])
-        env["VLLM_CPU_NUM_OF_RESERVED_CPU"] = str(llm.cpu_reserved_cores)
+        env |= engine.env
         slots = cpu_lora_slots(llm.max_loras, len(adapters))
     else:
         argv += ["--dtype", llm.dtype, "--tensor-parallel-size", str(llm.tensor_parallel_size),

@@ -141,6 +141,40 @@ def kv_cache_plan(share: float, size_bytes: int, memory: NodeMemory) -> tuple[di
             f"worker memory {requested / GIB:.1f} GiB (llm.gpu_memory_utilization {share} of the node); {where}")
 
 
+@dataclass(frozen=True)
+class CPUEngine:
+    """vLLM's CPU engine as a profile's `llm` section asks for it; the in-process backend (models/llm/vllm_backend.py)
+    and the OpenAI server (evaluation/vllm_server.py) both start from it.
+
+    Attributes:
+        args: engine arguments: dtype, tensor_parallel_size, and kv_cache_memory_bytes or gpu_memory_utilization.
+        env: what the engine's processes read from the environment (set before they are spawned).
+        line: the start-up log line: the dtype and why, the KV cache against the node's memory, the reserved cores.
+    """
+
+    args: dict
+    env: dict
+    line: str
+
+
+def cpu_engine(llm, memory: NodeMemory | None = None) -> CPUEngine:
+    """The CPU engine for `llm` (an `LLMConfig`), checked against this machine (`memory`: default `node_memory()`).
+
+    Raises:
+        ValueError: `llm.tensor_parallel_size` is not 1 (one worker here).
+        KVCacheTooLarge: the KV cache does not fit the node's available memory.
+    """
+    if llm.tensor_parallel_size != 1:
+        raise ValueError(f"llm.tensor_parallel_size is {llm.tensor_parallel_size} but vLLM on CPU "
+                         "(llm.device: cpu) runs one worker here: set it to 1")
+    dtype, why = cpu_dtype(llm.dtype)
+    cache, cache_line = kv_cache_plan(llm.gpu_memory_utilization, llm.kv_cache_bytes, memory or node_memory())
+    # vLLM's own default keeps one core for the engine's front end: half of a 2-core machine
+    env = {"VLLM_CPU_NUM_OF_RESERVED_CPU": str(llm.cpu_reserved_cores)}
+    line = f"{why}; {cache_line}; {llm.cpu_reserved_cores} core(s) reserved for the front end (llm.cpu_reserved_cores)"
+    return CPUEngine(dict(dtype=dtype, tensor_parallel_size=1, **cache), env, line)
+
+
 def _suggest(available: int) -> int:
     """A KV cache size that leaves most of the available memory to everything else: a quarter of it, whole MiB,
     at most 1 GiB (enough for ~45k tokens of SmolLM2-135M in bf16)."""

@@ -131,25 +131,19 @@ def _cuda_engine_args(config: LLMConfig, gpu_count: Callable[[], int]) -> dict:
 
 def _cpu_engine_args(config: LLMConfig) -> dict:
     """vLLM's CPU build (`llm.device: cpu`): no NVML and no tensor parallelism; the dtype the CPU computes and a KV
-    cache the NUMA node can hold (models/llm/cpu_host.py), both said in the start-up log."""
-    from models.llm.cpu_host import KVCacheTooLarge, cpu_dtype, kv_cache_plan, node_memory, vllm_cpu_unsupported
+    cache the NUMA node can hold (`models/llm/cpu_host.cpu_engine`), both said in the start-up log."""
+    from models.llm.cpu_host import KVCacheTooLarge, cpu_engine, vllm_cpu_unsupported
 
     unsupported = vllm_cpu_unsupported()
     if unsupported:
         raise BackendUnavailableError(f"llm.device is 'cpu' for llm.backend 'vllm' but {unsupported}")
-    if config.tensor_parallel_size != 1:
-        raise ValueError(f"llm.tensor_parallel_size is {config.tensor_parallel_size} but vLLM on CPU "
-                         "(llm.device: cpu) runs one worker here: set it to 1")
-    dtype, why = cpu_dtype(config.dtype)
     try:
-        cache, cache_line = kv_cache_plan(config.gpu_memory_utilization, config.kv_cache_bytes, node_memory())
+        engine = cpu_engine(config)
     except KVCacheTooLarge as exc:
         raise BackendUnavailableError(str(exc)) from exc
-    # read by the engine core, a process spawned from this one: set before the engine exists
-    os.environ["VLLM_CPU_NUM_OF_RESERVED_CPU"] = str(config.cpu_reserved_cores)
-    log.info("vLLM on CPU: %s; %s; %d core(s) reserved for the front end (llm.cpu_reserved_cores)", why, cache_line,
-             config.cpu_reserved_cores)
-    return dict(dtype=dtype, tensor_parallel_size=1, **cache)
+    os.environ.update(engine.env)  # read by the engine core, a process spawned from this one: before it exists
+    log.info("vLLM on CPU: %s", engine.line)
+    return engine.args
 
 
 class VLLMGenerator(ChatBackend):

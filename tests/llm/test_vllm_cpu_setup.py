@@ -160,3 +160,18 @@ def test_the_cpu_vllm_profile_loads():
     config = load_config("cpu-vllm")
     assert (config.llm.backend, config.llm.device) == ("vllm", "cpu")
     assert config.llm.adapters == load_config("cpu").llm.adapters and config.kg.constrained
+
+
+def test_the_server_gets_the_engine_the_backend_builds():
+    """scripts/serve_vllm.py's command line carries cpu-vllm's CPU engine (models/llm/cpu_host.cpu_engine) and the
+    spare LoRA slot, as the in-process backend does."""
+    from evaluation.vllm_server import server_command
+    from models.llm.cpu_host import cpu_engine
+
+    argv, env = server_command("cpu-vllm", port=8110)
+    engine = cpu_engine(load_config("cpu-vllm").llm)
+    line = " ".join(argv)
+    assert f"--dtype {engine.args['dtype']}" in line
+    assert f"--kv-cache-memory-bytes={engine.args['kv_cache_memory_bytes']}" in line
+    assert "--max-loras 2" in line and "--lora-modules api_generation=" in line
+    assert env["VLLM_CPU_NUM_OF_RESERVED_CPU"] == engine.env["VLLM_CPU_NUM_OF_RESERVED_CPU"] == "0"
