@@ -249,7 +249,8 @@ def evaluate(args, config, model, judge, trim, out_dir: Path) -> int:
     verdicts = scorings.normalized if args.judge == "normalized" else scorings.official
     write_verdicts(out_dir / VERDICTS_FILE, records, verdicts, official=scorings.official)
     meta = {"data": str(args.data), "profile": config.name, "task": config.pipeline.task, "commit": commit,
-            "n_resumed": run.n_resumed, "n_new": run.n_new, "n_duplicate_ids": run.n_duplicates,
+            "n_resumed": run.n_resumed, "n_new": run.n_new, "n_asked_again": run.n_asked_again,
+            "n_duplicate_ids": run.n_duplicates,
             "n_skipped_lines": stats.n_skipped}
     official_judge = judge.name if judge is not None else "rules"
     headline_judge = NormalizedJudge(fallback=judge).name if args.judge == "normalized" else official_judge

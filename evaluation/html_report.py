@@ -17,7 +17,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from evaluation.explain import shown_scores
 from evaluation.report import BREAKDOWNS, BUDGET_S
-from evaluation.runner import PREDICTIONS_FILE, VERDICTS_FILE
+from evaluation.runner import PREDICTIONS_FILE, VERDICTS_FILE, one_per_id
 from models.jsonl import read_jsonl
 
 REPORT_NAME = "report.html"
@@ -29,7 +29,7 @@ def load_run(run_dir: str | Path) -> tuple[list[dict], dict[str, dict], dict | N
     """(prediction records, verdicts by interaction id, summary or None) of a run directory; a run that was
     interrupted has no summary and may have fewer verdicts than predictions."""
     run_dir = Path(run_dir)
-    records = read_jsonl(run_dir / PREDICTIONS_FILE)
+    records = one_per_id(read_jsonl(run_dir / PREDICTIONS_FILE))
     verdicts_path = run_dir / VERDICTS_FILE
     verdicts = {v["interaction_id"]: v for v in read_jsonl(verdicts_path)} if verdicts_path.exists() else {}
     summary_path = run_dir / "summary.json"

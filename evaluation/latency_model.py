@@ -22,6 +22,7 @@ from pathlib import Path
 
 import yaml
 
+from evaluation.runner import PREDICTIONS_FILE, one_per_id
 from models.config import REPO_ROOT, load_config
 from models.deadline import Deadline, batch_deadline_s
 from models.jsonl import read_jsonl
@@ -78,7 +79,7 @@ def trace(task: int, data: str, out: Path | str = "", limit: int = 0) -> int:
 # ---------------------------------------------------------------------------------------------- projection
 def read_run(run: Path) -> tuple[dict, list[dict]]:
     manifest = json.loads((run / "latency_run.json").read_text(encoding="utf-8"))
-    rows = read_jsonl(run / "predictions.jsonl")
+    rows = one_per_id(read_jsonl(run / PREDICTIONS_FILE))
     return manifest, rows
 
 

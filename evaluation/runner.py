@@ -4,7 +4,9 @@
 one record per question to `predictions.jsonl` right after its batch (flushed and fsynced), so a run that
 is killed loses at most the batch in flight. Rerunning with the same file resumes: ids already there are
 skipped, a half-written last line (the kill landed mid-write) is cut off the file before anything is
-appended, and an id is never written twice.
+appended. One kind of saved answer is asked again (`needs_asking_again`): "i don't know" because an LLM
+server went away or timed out (a call the trace marks `retryable`), e.g. a served LLM that was stopped mid-run;
+its new record is appended and, read back, the last record of an id is the one that counts.
 
 Record fields: interaction_id, query, query_time, prediction, gold (the answer), alt_ans, domain,
 question_type, static_or_dynamic, popularity, split, source and predicted_domain (from the model's
@@ -28,6 +30,7 @@ from evaluation.judge import CachingJudge, Judge, RulesJudge
 from evaluation.metrics import ScoreItem, Verdict, score_predictions
 from evaluation.normalized_judge import NormalizedJudge
 from evaluation.report import BUDGET_S
+from models.types import IDK
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +45,8 @@ class PredictionLog:
         self.path = Path(path)
 
     def load(self) -> list[dict]:
-        """The records saved so far (first occurrence of each id), after cutting off a half-written tail.
+        """The records saved so far, one per id (an id's last record, in the order ids first appear), after cutting
+        off a half-written tail.
 
         A line in the middle that does not parse is skipped with a warning (it can only come from editing
         the file by hand); its question is asked again.
@@ -55,18 +59,16 @@ class PredictionLog:
             log.warning("%s: dropping a half-written last line (%d bytes)", self.path, len(data) - complete)
             with open(self.path, "r+b") as handle:
                 handle.truncate(complete)
-        records, seen = [], set()
+        records = []
         for number, line in enumerate(data[:complete].splitlines(), start=1):
             try:
                 record = json.loads(line)
-                record_id = record["interaction_id"]
+                record["interaction_id"]
             except (ValueError, KeyError, TypeError) as exc:
                 log.warning("%s:%d unreadable, its question will be asked again: %s", self.path, number, exc)
                 continue
-            if record_id not in seen:
-                seen.add(record_id)
-                records.append(record)
-        return records
+            records.append(record)
+        return one_per_id(records)
 
     def append(self, records: Sequence[dict]) -> None:
         """Writes records and forces them to disk before returning."""
@@ -77,11 +79,22 @@ class PredictionLog:
             os.fsync(handle.fileno())
 
 
+def one_per_id(records: Iterable[dict]) -> list[dict]:
+    """Each id's last record, in the order the ids first appear: how every reader of a predictions.jsonl counts a
+    question that a resumed run asked again (`needs_asking_again`)."""
+    latest: dict = {}
+    for position, record in enumerate(records):
+        key = record.get("interaction_id") if isinstance(record, dict) else None
+        latest[("id", key) if key is not None else ("line", position)] = record  # a record without an id is its own
+    return list(latest.values())
+
+
 @dataclass
 class RunStats:
     n_resumed: int = 0  # questions already in the file
     n_new: int = 0  # questions answered by this run
     n_duplicates: int = 0  # repeated ids in the data, skipped
+    n_asked_again: int = 0  # saved "i don't know"s of a server fault, asked again (counted in n_new too)
 
 
 def run_predictions(model, examples: Iterable[dict], predictions: PredictionLog, batch_size: int,
@@ -127,19 +140,36 @@ def save_batch(predictions: PredictionLog, stats: RunStats, batch: dict, answers
         on_batch(records)
 
 
+def needs_asking_again(record: dict) -> bool:
+    """Whether a saved answer is "i don't know" only because an LLM server failed it: a call in its trace is
+    `retryable` (the server was unreachable, went away or timed out; `models.isolation.ItemResults.retryable`).
+    A refused request, a passed deadline or an answer the pipeline chose to withhold stays as saved."""
+    trace = record.get("trace") if isinstance(record.get("trace"), dict) else {}
+    calls = trace.get("llm_calls") if isinstance(trace.get("llm_calls"), list) else []
+    return (str(record.get("prediction", "")).strip().lower() == IDK
+            and any(isinstance(call, dict) and call.get("retryable") for call in calls))
+
+
 def still_to_ask(examples: Iterable[dict], predictions: PredictionLog, stats: RunStats):
-    """The examples whose id is not yet saved, each id once (streamed: the data is never held whole); counts
-    the resumed and the repeated ones into `stats`."""
-    saved = {r["interaction_id"] for r in predictions.load()}
+    """The examples whose id is not yet saved, or saved as a server fault's "i don't know" (`needs_asking_again`),
+    each id once (streamed: the data is never held whole); counts the resumed, asked-again and repeated ones
+    into `stats`."""
+    saved = predictions.load()
+    again = {r["interaction_id"] for r in saved if needs_asking_again(r)}
+    done = {r["interaction_id"] for r in saved} - again
+    if again:
+        log.info("%s: asking %d questions again whose saved answer is a server fault's 'i don't know'",
+                 predictions.path, len(again))
     asked: set[str] = set()
     for example in examples:
         interaction_id = example["interaction_id"]
-        if interaction_id in saved:
+        if interaction_id in done:
             stats.n_resumed += 1
         elif interaction_id in asked:
             stats.n_duplicates += 1  # the same id twice in the data is asked (and saved) once
         else:
             asked.add(interaction_id)
+            stats.n_asked_again += interaction_id in again
             yield example
 
 

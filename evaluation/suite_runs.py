@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from evaluation.runner import PREDICTIONS_FILE
+from evaluation.runner import PREDICTIONS_FILE, one_per_id
 from models.config import REPO_ROOT, ConfigError, load_config, save_config
 from models.jsonl import read_jsonl
 
@@ -73,7 +73,7 @@ def save_profile(profile: str, overrides: dict, directory: Path, name: str) -> P
 def records(run_dir: Path) -> list[dict]:
     """The prediction records of a run directory; none when it has no readable predictions.jsonl."""
     try:
-        return read_jsonl(run_dir / PREDICTIONS_FILE)
+        return one_per_id(read_jsonl(run_dir / PREDICTIONS_FILE))
     except FileNotFoundError:
         return []
     except (OSError, ValueError) as exc:  # a corrupt file: say so, its seconds then show as n/a

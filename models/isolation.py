@@ -13,7 +13,7 @@ pipeline can put it in that answer's trace.
 from __future__ import annotations
 
 import logging
-from typing import Callable, Mapping, Sequence, TypeVar
+from typing import Callable, Iterable, Mapping, Sequence, TypeVar
 
 from models.deadline import Deadline
 
@@ -27,12 +27,16 @@ class ItemResults(list):
     """One result per item, in order (a plain list to every caller), and `reasons`: item index -> why that
     item holds its fallback instead of a result. Empty when every item ran. An LLM backend also keeps
     `completions`: item index -> every completion of that request with its log-probabilities, where the request
-    asked for several or for log-probabilities (`models.llm.generator.completions_of` reads them)."""
+    asked for several or for log-probabilities (`models.llm.generator.completions_of` reads them). `retryable`: the
+    items among `reasons` whose fallback came from a fault outside the item (a server that went away or timed
+    out), so that asking again later may answer them, where a refused request or a passed deadline would not."""
 
-    def __init__(self, results=(), reasons: Mapping[int, str] | None = None, completions: Mapping | None = None):
+    def __init__(self, results=(), reasons: Mapping[int, str] | None = None, completions: Mapping | None = None,
+                 retryable: Iterable[int] = ()):
         super().__init__(results)
         self.reasons: dict[int, str] = dict(reasons or {})
         self.completions: dict[int, tuple] = dict(completions or {})
+        self.retryable: frozenset[int] = frozenset(retryable) & frozenset(self.reasons)
 
     def error_of(self, index: int) -> dict:
         """{"error": why item `index` holds its fallback} for a trace entry, or {} when it ran."""
@@ -42,6 +46,11 @@ class ItemResults(list):
 def fallback_reasons(results: Sequence) -> dict[int, str]:
     """The `reasons` of `per_item`'s results (or of any list built from them); {} for a plain list."""
     return dict(getattr(results, "reasons", {}))
+
+
+def retryable_items(results: Sequence) -> frozenset[int]:
+    """The `retryable` items of an `ItemResults`; none for a plain list."""
+    return frozenset(getattr(results, "retryable", ()))
 
 
 def per_item(run: Callable[[Sequence[T]], Sequence[R]], items: Sequence[T], fallback: Callable[[T], R],

@@ -4,7 +4,7 @@ from __future__ import annotations
 import time
 from typing import Sequence
 
-from models.isolation import fallback_reasons
+from models.isolation import fallback_reasons, retryable_items
 from models.llm.generator import GenerationRequest, Generator
 from models.run import QueryState
 
@@ -13,14 +13,14 @@ def generate_traced(generator: Generator, stage: str, asks: Sequence[tuple[Query
                     deadline) -> list[str]:
     """One batched call for (state, request) pairs; each state's trace gets the call (stage, adapter, batch size,
     seconds, token counts, the backend's reason when the request holds "" because it failed alone or the
-    deadline stopped its retry, and `adapter_missing` with `adapter: None` when the base model stood in for a
+    deadline stopped its retry, `retryable` when that failure was the server's and may pass, and `adapter_missing` with `adapter: None` when the base model stood in for a
     missing adapter). The outputs keep the backend's `reasons` (`fallback_reasons`)."""
     if not asks:
         return []
     started = time.monotonic()
     outputs = generator.generate([r for _, r in asks], deadline=deadline)
     seconds = round(time.monotonic() - started, 3)  # the batched call's wall time, shared by its requests
-    reasons = fallback_reasons(outputs)
+    reasons, retryable = fallback_reasons(outputs), retryable_items(outputs)
     missing = getattr(generator, "missing_adapters", {})  # adapters the base model stood in for (BaseModelStandIn)
     for k, ((state, request), output) in enumerate(zip(asks, outputs)):
         call = {"stage": stage, "adapter": request.adapter, "batch": len(asks), "seconds": seconds,
@@ -32,6 +32,8 @@ def generate_traced(generator: Generator, stage: str, asks: Sequence[tuple[Query
             call["adapter"], call["adapter_missing"] = None, request.adapter
         if k in reasons:
             call["error"] = reasons[k]
+        if k in retryable:
+            call["retryable"] = True  # a resumed run asks this question again (evaluation.runner.needs_asking_again)
         state.trace["llm_calls"].append(call)
     return outputs
 

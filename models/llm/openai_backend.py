@@ -66,7 +66,13 @@ class ServedAdapters(AdapterNames):
 
 
 class CallFailed(Exception):
-    """One request's call failed for good (the message is its trace reason)."""
+    """One request's call failed for good (the message is its trace reason). `retryable`: the server was
+    unreachable, went away or timed out, so the same request may be answered later (a resumed run asks it again);
+    a status the server answered (a refused request) is not."""
+
+    def __init__(self, reason: str, *, retryable: bool = False):
+        super().__init__(reason)
+        self.retryable = retryable
 
 
 class OpenAIGenerator(ChatBackend):
@@ -139,7 +145,7 @@ class OpenAIGenerator(ChatBackend):
         """
         self.adapters.require(r.adapter for r in requests_)
         deadline = deadline or Deadline(None)
-        outputs, reasons = [""] * len(requests_), {}
+        outputs, reasons, retryable = [""] * len(requests_), {}, set()
         bodies: dict[tuple[int, int], dict] = {}  # (request, call) -> body: n calls for n samples on llama.cpp
         for i, request in enumerate(requests_):
             try:
@@ -166,6 +172,8 @@ class OpenAIGenerator(ChatBackend):
                     try:
                         drawn.setdefault(i, {})[j] = future.result()
                     except CallFailed as exc:
+                        if i not in reasons and exc.retryable:
+                            retryable.add(i)  # the reason kept is this one: the first of the request's calls
                         reasons.setdefault(i, str(exc))
             for future in pending:
                 reasons.setdefault(futures[future][0], "no reply before the stage deadline")
@@ -184,7 +192,7 @@ class OpenAIGenerator(ChatBackend):
             reasons.pop(i, None)  # some of its calls answered: a sample lost to a fault is only fewer samples
             if request.keeps_completions:
                 completions[i] = kept
-        return ItemResults(outputs, reasons, completions)
+        return ItemResults(outputs, reasons, completions, retryable)
 
     # ------------------------------------------------------------------ one request
     def _bodies(self, request: GenerationRequest) -> list[dict] | None:
@@ -241,5 +249,6 @@ class OpenAIGenerator(ChatBackend):
             raise CallFailed(str(exc)) from None
         except RetriesExhausted as exc:
             raise CallFailed(f"server call failed after retries: "
-                             f"{exc.last or 'not sent: the stage deadline had passed'}") from None
+                             f"{exc.last or 'not sent: the stage deadline had passed'}",
+                             retryable=exc.last is not None) from None
         return tuple(Completion(choice.text, choice.logprobs) for choice in reply.choices)

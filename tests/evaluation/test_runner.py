@@ -4,7 +4,8 @@ import json
 import pytest
 
 from evaluation.judge import RulesJudge
-from evaluation.runner import PredictionLog, run_predictions, score_records, write_verdicts
+from evaluation.runner import (PredictionLog, needs_asking_again, one_per_id, run_predictions, score_records,
+                               write_verdicts)
 from models.types import Answer
 
 
@@ -62,10 +63,11 @@ def test_resume_after_a_kill_loses_and_duplicates_nothing(tmp_path):
     assert run_predictions(StandIn(), examples(9), log, batch_size=2).n_new == 0
 
 
-def test_load_skips_unreadable_middle_lines_and_duplicates(tmp_path):
+def test_load_skips_unreadable_middle_lines_and_keeps_each_ids_last_record(tmp_path):
     path = tmp_path / "predictions.jsonl"
-    path.write_text('{"interaction_id": "a"}\nnot json\n{"no_id": 1}\n{"interaction_id": "a", "x": 2}\n')
-    assert PredictionLog(path).load() == [{"interaction_id": "a"}]
+    path.write_text('{"interaction_id": "a"}\nnot json\n{"interaction_id": "b"}\n{"no_id": 1}\n'
+                    '{"interaction_id": "a", "x": 2}\n')
+    assert PredictionLog(path).load() == [{"interaction_id": "a", "x": 2}, {"interaction_id": "b"}]
     assert PredictionLog(tmp_path / "none.jsonl").load() == []
 
 
@@ -88,3 +90,51 @@ def test_scoring_saved_records_and_writing_verdicts(tmp_path):
     lines = [json.loads(line) for line in (tmp_path / "verdicts.jsonl").read_text().splitlines()]
     assert [(line["interaction_id"], line["decided_by"]) for line in lines] == [
         ("q0", "exact"), ("q1", "idk-rule"), ("q2", "exact"), ("q3", "idk-rule")]
+
+
+class ServerDown(StandIn):
+    """"i don't know" for every question while `down`, each with the trace of an LLM call the server failed:
+    `retryable` as the OpenAI backend marks a connection error, or not (a refused request)."""
+
+    def __init__(self, down=True, retryable=True):
+        super().__init__()
+        self.down, self.retryable = down, retryable
+
+    def batch_generate_answer(self, batch):
+        answers = super().batch_generate_answer(batch)
+        if not self.down:
+            return answers
+        call = {"stage": "answer", "error": "server call failed after retries: connection refused"}
+        if self.retryable:
+            call["retryable"] = True
+        self.last_answers = [Answer("i don't know", "llm", "open", trace={"llm_calls": [call]}) for _ in answers]
+        return ["i don't know"] * len(answers)
+
+
+def test_a_resumed_run_asks_again_what_a_server_fault_left_unanswered(tmp_path):
+    log = PredictionLog(tmp_path / "predictions.jsonl")
+    run_predictions(StandIn(), examples(4), log, batch_size=2)  # q0..q3 answered while the server was up
+    stats = run_predictions(ServerDown(), examples(8), log, batch_size=2)  # then it went away: q4..q7
+    assert stats.n_new == 4 and all(needs_asking_again(r) for r in log.load()[4:])
+    model = StandIn()
+    stats = run_predictions(model, examples(8), log, batch_size=2)  # back up: the resumed run completes them
+    assert [b["interaction_id"] for b in model.batches] == [["q4", "q5"], ["q6", "q7"]]
+    assert (stats.n_resumed, stats.n_new, stats.n_asked_again) == (4, 4, 4)
+    records = log.load()
+    assert [r["interaction_id"] for r in records] == [f"q{i}" for i in range(8)]
+    assert [r["prediction"] for r in records] == ["a0", "i don't know", "a2", "i don't know", "a4",
+                                                  "i don't know", "a6", "i don't know"]
+    assert not any(needs_asking_again(r) for r in records)
+    assert len(saved_ids(log)) == 12 and one_per_id(json.loads(x) for x in log.path.read_text().splitlines()) \
+        == records  # the old lines stay in the file; every reader counts an id's last record
+    assert run_predictions(StandIn(), examples(8), log, batch_size=2).n_new == 0
+
+
+def test_a_refused_request_or_a_real_answer_is_not_asked_again(tmp_path):
+    log = PredictionLog(tmp_path / "predictions.jsonl")
+    run_predictions(ServerDown(retryable=False), examples(2), log, batch_size=2)
+    assert not any(needs_asking_again(r) for r in log.load())
+    assert run_predictions(StandIn(), examples(2), log, batch_size=2).n_new == 0
+    answered = {"prediction": "a1", "trace": {"llm_calls": [{"retryable": True}]}}  # another call answered it
+    assert not needs_asking_again(answered)
+    assert not needs_asking_again({"prediction": "i don't know", "trace": "odd"})

@@ -164,6 +164,7 @@ def test_5xx_is_retried_and_a_lasting_one_is_the_items_reason():
         outputs = _generator(url).generate([GenerationRequest(USER)] * 2)
     assert list(outputs) == ["", ""] and len(broken.bodies) == 2 * 3  # first try and 2 retries each
     assert all("HTTP 500: internal error" in r for r in outputs.reasons.values())
+    assert outputs.retryable == {0, 1}  # a server fault that may pass: a resumed run asks these again
 
 
 def test_a_4xx_and_a_malformed_reply_fail_at_once_and_cost_only_their_item():
@@ -179,6 +180,7 @@ def test_a_4xx_and_a_malformed_reply_fail_at_once_and_cost_only_their_item():
         outputs = _generator(url).generate([GenerationRequest(USER, max_new_tokens=k) for k in (1, 2, 3)])
     assert list(outputs) == ["", "", "fine"] and len(script.bodies) == 3  # no retry of a 404 or a bad reply
     assert "HTTP 404" in outputs.reasons[0] and "malformed reply" in outputs.reasons[1]
+    assert not outputs.retryable  # the server answered: asking again gives the same
 
 
 def test_a_slow_server_costs_nothing_past_the_deadline():

@@ -92,6 +92,57 @@ def test_the_adapter_and_the_base_model_mixed_in_one_batch(server, cpu_embedder)
     assert mixed[0] == mixed[2] == alone[0] and mixed[1] == mixed[3] != alone[0]
 
 
+def _serve(port: int, log_path):
+    from evaluation.vllm_server import start_vllm_server, stop_vllm_server, wait_until_serving
+
+    process = start_vllm_server("cpu-vllm", port=port, log_path=log_path)
+    try:
+        wait_until_serving(f"http://127.0.0.1:{port}/v1", process, timeout_s=300)
+    except RuntimeError:
+        stop_vllm_server(process)
+        raise AssertionError(log_path.read_text(errors="replace")[-4000:]) from None
+    return process
+
+
+def test_a_run_whose_server_stops_answers_i_dont_know_and_its_resumed_run_completes_it(server, tmp_path):
+    """UserModel's pipeline (profile cpu-vllm-server) over four sample questions in batches of two; the server is
+    stopped once the first batch is saved, so the second batch's LLM calls fail: "i don't know", the reason in the
+    trace, every question saved. The server comes back on the same port and the rerun asks exactly those again."""
+    from evaluation.data import load_examples
+    from evaluation.runner import PredictionLog, needs_asking_again, run_predictions
+    from evaluation.vllm_server import stop_vllm_server
+    from models.crag_model import CragModel
+
+    config = load_config("cpu-vllm-server", {"llm.server.base_url": server["url"], "llm.server.retries": 0})
+    model = CragModel(config)
+    examples = list(load_examples(SAMPLE))[:4]
+    log = PredictionLog(tmp_path / "predictions.jsonl")
+    batches = []
+
+    def stop_after_first_batch(records):
+        batches.append([r["interaction_id"] for r in records])
+        if len(batches) == 1:
+            stop_vllm_server(server["process"])
+
+    stats = run_predictions(model, examples, log, batch_size=2, on_batch=stop_after_first_batch)
+    saved = log.load()
+    assert stats.n_new == 4 and [r["interaction_id"] for r in saved] == [e["interaction_id"] for e in examples]
+    failed = [r for r in saved if needs_asking_again(r)]
+    assert failed and all(r in saved[2:] for r in failed)  # only the batch after the stop
+    for record in failed:
+        assert record["prediction"] == "i don't know"
+        assert any("server call failed" in (call.get("error") or "") for call in record["trace"]["llm_calls"])
+
+    port = int(server["url"].rsplit(":", 1)[1].split("/")[0])
+    server["process"] = _serve(port, tmp_path / "restarted.log")  # the module's teardown stops this one
+    resumed = run_predictions(model, examples, log, batch_size=2)
+    assert (resumed.n_resumed, resumed.n_new, resumed.n_asked_again) == (4 - len(failed), len(failed), len(failed))
+    completed = log.load()
+    assert [r["interaction_id"] for r in completed] == [e["interaction_id"] for e in examples]
+    assert not any(needs_asking_again(r) for r in completed)
+    assert completed[:2] == saved[:2]  # what was answered before the stop is kept as it was
+
+
 def test_the_server_stopped_mid_batch_answers_empty_with_reasons_and_loses_nothing(server, tmp_path):
     """The last test of the module: the server is killed while a batch is in flight; every request comes back, the
     unfinished ones "" with the reason (the pipeline's "i don't know")."""
