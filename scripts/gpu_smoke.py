@@ -3,7 +3,7 @@
     python scripts/gpu_smoke.py --no-vllm --tiny      # any CUDA machine, no weights, no vLLM: a tiny random Llama
     python scripts/gpu_smoke.py                       # the real image: vLLM too, the packaged SmolLM2-135M
     python scripts/gpu_smoke.py --model FOLDER \\
-        --reranker BAAI/bge-reranker-v2-m3 --embedder BAAI/bge-base-en-v1.5   # the g4dn weights (Llama-3-8B)
+        --embedder BAAI/bge-base-en-v1.5 --embedder-pooling cls --reranker BAAI/bge-reranker-v2-m3   # the g4dn weights
     python scripts/gpu_smoke.py --no-vllm --tiny --device cpu   # the script's plumbing, on a machine without CUDA
 
 The checks and what each asserts are in `submission/gpu_smoke.py`. Each is pass/fail in one JSON line at the

@@ -70,6 +70,7 @@ os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
 
 from models.config import REPO_ROOT
 from models.deadline import Deadline
+from models.latency import gpu_kind
 from models.llm.checkpoint import resolve_checkpoint
 from models.llm.config import LLMConfig
 from models.llm.constraints import DecodingConstraint
@@ -365,10 +366,10 @@ def vllm_checks(report: Report, args, folder: Path, adapters: dict[str, str], mo
     report.checks["vllm_two_adapters_in_one_batch"] = adapters_change_outputs(rows)
     report.details["sample"] = sample_row(rows)
 
-    if device != "cpu" and generator.latency is None and "t4" in gpu_name().lower():
-        from models.latency import LLMLatency, T4, TransformerShape
+    if device != "cpu" and generator.latency is None and gpu_kind(gpu_name()) is not None:
+        from models.latency import GPUS, LLMLatency, TransformerShape
 
-        generator.latency = LLMLatency(T4, tp, TransformerShape.from_hf_config(model_config))
+        generator.latency = LLMLatency(GPUS[gpu_kind(gpu_name())], tp, TransformerShape.from_hf_config(model_config))
     if generator.latency is not None:
         lengths = [len(generator.chat.encode(p)) for p in generator.chat.fit_requests(base)]
         outputs = [generator.count_tokens(o) for o in base_out]

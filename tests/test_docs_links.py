@@ -13,6 +13,7 @@
   outputs), or among the files a run writes; placeholders (`NAME`, `taskN`) are not checked.
 - README.md and every docs/**/*.md: each `#` heading has a blank line (or the file's edge) above and below it,
   so no heading is glued to a paragraph.
+- docs/results.md: each `##` section names the commit its figures were recorded in (`commit abc1234`).
 """
 import re
 import subprocess
@@ -344,3 +345,15 @@ def test_a_heading_glued_to_a_paragraph_is_reported(tiny_repo):
     guide.write_text("# Guide\nA paragraph glued below.\n\nA paragraph glued above.\n## Part\n\n## Fine\n\n"
                      "```markdown\n# in a fence\nglued, but code\n```\n\n### Last\n", encoding="utf-8")
     assert glued_headings(guide, tiny_repo) == ["docs/guide.md:1: # Guide", "docs/guide.md:5: ## Part"]
+
+
+def test_every_results_section_names_the_commit_its_figures_come_from():
+    """Each `##` section of docs/results.md names a commit (`commit abc1234`), so a figure can be traced to the code
+    it was measured on."""
+    lines = (REPO / "docs" / "results.md").read_text(encoding="utf-8").split("\n")
+    starts = [number for number, line in enumerate(outside_fences("\n".join(lines))) if line.startswith("## ")]
+    sections = ["\n".join(lines[start:end]) for start, end in zip(starts, starts[1:] + [len(lines)])]
+    assert sections
+    unnamed = [section.split("\n")[0] for section in sections  # a commit in a command's output block counts too
+               if not re.search(r"\bcommit [0-9a-f]{7,40}\b", section)]
+    assert not unnamed, f"docs/results.md sections without a commit: {unnamed}"

@@ -40,7 +40,10 @@ class LLMConfig:
     max_lora_rank: int = 8  # vllm
     enforce_eager: bool = False  # vllm
     warm_up: bool = False  # UserModel() uses every adapter and grammar once (models/warmup.py), not a graded batch
-    gpu: str = ""  # vllm: the GPU kind (models/latency.py GPUS, e.g. t4): requests predicted to overrun do not start
+    # vllm: the GPU kind of the latency guard (models/latency.py GPUS, e.g. t4): requests predicted to overrun the
+    # stage deadline do not start; "auto" reads the first GPU's name through NVML (no guard on a GPU not in GPUS);
+    # "": no guard. Either way a started request still unfinished at the deadline is aborted.
+    gpu: str = ""
     temperature: float = 0.0  # 0 = greedy
     top_p: float = 1.0
     seed: int = 0

@@ -62,8 +62,16 @@ def visible_gpu_count() -> int:
     return count if limit is None else min(count, limit)
 
 
-def gpu_name(index: int = 0) -> str:
-    """The name NVML gives GPU `index` ("Tesla T4"), or "unknown"."""
+def _first_visible_index() -> int:
+    """NVML's index of the first GPU CUDA shows: `CUDA_VISIBLE_DEVICES`'s first entry when it is an index, else 0."""
+    first = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip()
+    return int(first) if first.isdigit() else 0
+
+
+def gpu_name(index: int | None = None) -> str:
+    """The name NVML gives GPU `index` ("Tesla T4"; default: the first GPU CUDA shows this process), or "unknown"."""
+    if index is None:
+        index = _first_visible_index()
     pynvml = _nvml()
     if pynvml is None:
         return "unknown"

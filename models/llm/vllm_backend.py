@@ -21,7 +21,7 @@ Request building (what the tests check against a stand-in module with vLLM's cal
 Time: vLLM has no `max_time` and a started `LLM.generate` runs to its end, so this backend drives the engine
 itself (`vllm_engine.py`: add, step, and at the deadline abort what is unfinished) and a stage returns at its
 deadline with the completions that finished; the rest are "" (the caller answers "i don't know"). Before that,
-with `llm.gpu` set (g4dn: t4), `models/latency.py` predicts the call's time from its prompt lengths and token
+with `llm.gpu` set (g4dn: t4; `auto` reads the GPU's name), `models/latency.py` predicts the call's time from its prompt lengths and token
 caps (the model's config.json, tensor parallelism) and only the leading requests predicted to fit are added,
 so the GPU is not spent on requests that would be aborted anyway.
 
@@ -54,7 +54,7 @@ from models.llm.checkpoint import resolve_checkpoint
 from models.llm.config import LLMConfig
 from models.llm.errors import BackendUnavailableError
 from models.llm.generator import GenerationRequest
-from models.llm.gpus import visible_gpu_count
+from models.llm.gpus import gpu_name, visible_gpu_count
 from models.llm.vllm_engine import EngineDriver
 
 log = logging.getLogger(__name__)
@@ -100,19 +100,31 @@ def _keep_yaml_timestamps() -> None:
     SafeLoader.yaml_constructors["tag:yaml.org,2002:timestamp"] = SafeConstructor.construct_yaml_timestamp
 
 
-def _latency_model(config: LLMConfig, folder):
-    """`LLMLatency` for the configured GPU kind and the model's own config.json; None when `llm.gpu` is empty."""
+def _latency_model(config: LLMConfig, folder, device_name: Callable[[], str] = gpu_name):
+    """`LLMLatency` for the configured GPU kind and the model's own config.json; None when `llm.gpu` is empty, or
+    `auto` on a GPU whose constants `models/latency.py` does not hold (logged: the guard is then off, and the
+    engine driver's abort at the deadline is what keeps the stage in time)."""
     if not config.gpu:
         return None
     import json
     from pathlib import Path
 
-    from models.latency import GPUS, LLMLatency, TransformerShape
+    from models.latency import GPUS, LLMLatency, TransformerShape, gpu_kind
 
-    if config.gpu not in GPUS:
-        raise ValueError(f"llm.gpu {config.gpu!r} is not one of {sorted(GPUS)} (models/latency.py)")
+    kind = config.gpu
+    if kind == "auto":
+        name = device_name()
+        kind = gpu_kind(name)
+        if kind is None:
+            log.warning("llm.gpu auto: %r is not one of the GPU kinds models/latency.py knows (%s); the latency "
+                        "guard is off: every request starts, and those unfinished at the stage deadline are aborted",
+                        name, ", ".join(sorted(GPUS)))
+            return None
+        log.info("llm.gpu auto: %r is %s; the latency guard predicts %s times", name, kind, kind)
+    if kind not in GPUS:
+        raise ValueError(f"llm.gpu {config.gpu!r} is not auto or one of {sorted(GPUS)} (models/latency.py)")
     shape = TransformerShape.from_hf_config(json.loads((Path(folder) / "config.json").read_text(encoding="utf-8")))
-    return LLMLatency(GPUS[config.gpu], config.tensor_parallel_size, shape)
+    return LLMLatency(GPUS[kind], config.tensor_parallel_size, shape)
 
 
 def _cuda_engine_args(config: LLMConfig, gpu_count: Callable[[], int]) -> dict:
@@ -150,7 +162,7 @@ class VLLMGenerator(ChatBackend):
     """`Generator` over `vllm.LLM`, adapters as per-request `LoRARequest`s."""
 
     def __init__(self, config: LLMConfig, models_dir: str, *, vllm: SimpleNamespace | None = None,
-                 gpu_count: Callable[[], int] = visible_gpu_count):
+                 gpu_count: Callable[[], int] = visible_gpu_count, device_name: Callable[[], str] = gpu_name):
         """Builds the engine and one `LoRARequest` per configured adapter.
 
         Args:
@@ -159,6 +171,7 @@ class VLLMGenerator(ChatBackend):
             vllm: the vllm parts to use (tests pass a stand-in); default `import_vllm()`.
             gpu_count: the GPU probe; NVML by default, because a `torch.cuda` probe would initialise CUDA
                 before vLLM forks its workers (tests replace it).
+            device_name: the first GPU's name for `llm.gpu: auto`; NVML by default, for the same reason.
 
         Raises:
             BackendUnavailableError: vllm not installed; on CUDA no GPU or fewer GPUs than `tensor_parallel_size`;
@@ -174,7 +187,7 @@ class VLLMGenerator(ChatBackend):
         self.config = config
         self.adapters = AdapterRegistry(config.adapters, models_dir)
         folder = resolve_checkpoint(config.path, models_dir, config.cache_dir)
-        self.latency = _latency_model(config, folder)  # before the engine: a bad llm.gpu fails fast
+        self.latency = _latency_model(config, folder, device_name)  # before the engine: a bad llm.gpu fails fast
         lora = {}
         if len(self.adapters):  # LoRA slots cost GPU memory: only reserve them when adapters exist
             slots = config.max_loras

@@ -66,3 +66,13 @@ def test_cuda_visible_devices_cuts_the_count_as_cuda_does(bindings, monkeypatch)
         monkeypatch.setenv("CUDA_VISIBLE_DEVICES", value)
         assert visible_gpu_count() == expected, value
     assert _visible_limit(None) is None
+
+
+def test_the_name_is_the_first_gpu_cuda_shows(bindings, monkeypatch):
+    names = {0: b"Tesla T4", 2: b"NVIDIA H100 80GB HBM3"}
+    module = _nvml("pynvml")
+    module.nvmlDeviceGetName = lambda handle: names.get(handle, b"other")
+    bindings(None, module)
+    assert gpu_name() == "Tesla T4"
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,3")
+    assert gpu_name() == "NVIDIA H100 80GB HBM3" and gpu_name(0) == "Tesla T4"

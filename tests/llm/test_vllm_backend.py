@@ -26,9 +26,10 @@ def adapters(tmp_path):
 def build(model_folder, tokenizer, tmp_path, monkeypatch):
     monkeypatch.setattr(StandInLLM, "tokenizer", tokenizer)
 
-    def build(vllm=None, **config):
+    def build(vllm=None, device_name=lambda: "unknown", **config):
         config = LLMConfig(backend="vllm", path=str(model_folder), dtype="half", device="cuda", **config)
-        return VLLMGenerator(config, str(tmp_path), vllm=vllm or stand_in_vllm(), gpu_count=lambda: 4)
+        return VLLMGenerator(config, str(tmp_path), vllm=vllm or stand_in_vllm(), gpu_count=lambda: 4,
+                             device_name=device_name)
 
     return build
 
@@ -289,3 +290,32 @@ def test_unreadable_log_probabilities_are_left_out_with_one_warning(caplog):
     warnings = [r.getMessage() for r in caplog.records]
     assert warnings == ["2 completions came with log-probabilities that could not be read (KeyError); they carry "
                         "none, so their mean_logprob is unmeasured"]
+
+
+@pytest.mark.parametrize("device_name, kind", [("Tesla T4", "t4"), ("NVIDIA T4", "t4")])
+def test_gpu_auto_reads_the_device_and_guards_with_its_kind(build, device_name, kind, caplog):
+    from models.latency import GPUS
+
+    with caplog.at_level("INFO", logger="models.llm.vllm_backend"):
+        generator = build(gpu="auto", tensor_parallel_size=4, device_name=lambda: device_name)
+    assert generator.latency.gpu is GPUS[kind] and generator.latency.tp == 4
+    assert f"llm.gpu auto: {device_name!r} is {kind}" in caplog.text
+
+
+@pytest.mark.parametrize("device_name", ["NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-40GB", "unknown"])
+def test_gpu_auto_on_a_gpu_without_constants_turns_the_guard_off_and_says_so(build, device_name, caplog):
+    """T4 constants on a faster GPU would skip requests that fit; with no guard every request starts and the engine
+    driver still aborts what is unfinished at the deadline."""
+    with caplog.at_level("WARNING", logger="models.llm.vllm_backend"):
+        generator = build(gpu="auto", device_name=lambda: device_name)
+    assert generator.latency is None
+    assert f"llm.gpu auto: {device_name!r} is not one of the GPU kinds" in caplog.text and "guard is off" in caplog.text
+    assert generator.generate([GenerationRequest(USER)] * 2) == ["answer 0", "answer 1"]
+
+
+def test_the_gpu_kind_of_a_device_name():
+    from models.latency import gpu_kind
+
+    assert gpu_kind("Tesla T4") == gpu_kind("NVIDIA T4") == "t4"
+    assert gpu_kind("NVIDIA RTX A4000") is None and gpu_kind("NVIDIA GeForce RTX 4090") is None
+    assert gpu_kind("unknown") is None
