@@ -1,9 +1,10 @@
-"""The g4dn profile's time per batch of 16, projected from a traced CPU run of the real pipeline (the command line is
-scripts/latency_model.py, whose docstring states what is traced and how each stage is projected).
+"""The g4dn profiles' time per batch of 16, projected from a traced CPU run of the real pipeline (the command line is
+scripts/latency_model.py, whose docstring states what is traced and how each stage is projected): `g4dn` (vLLM,
+tensor parallel over the four T4s) and `g4dn-hf` (transformers + peft, the layers split over them).
 
 `trace` runs `local_evaluation.py` on the CPU models with the g4dn profile's prompt shapes (`g4dn_shapes`) and an
 unbounded budget, so every LLM call is recorded in the traces. `project` replays a traced run's first 16 questions
-through `models/latency.py` on 4x T4: each LLM stage as traced and in the worst case (`llm_stages`), the routing
+through `models/latency.py` on 4x T4 (`llm_latency`: the profile's backend): each LLM stage as traced and in the worst case (`llm_stages`), the routing
 prompt, the web work (`web_work`) and the KG calls (`kg_calls`), against the batch deadline (`budget_s`);
 `project_runs` prints the projections (`print_projection`, `print_dev_set_projection`) and returns the exit
 status, 1 when a task misses the headroom bar.
@@ -19,6 +20,7 @@ import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Sequence
 
 import yaml
 
@@ -26,11 +28,13 @@ from evaluation.runner import PREDICTIONS_FILE, one_per_id
 from models.config import REPO_ROOT, load_config
 from models.deadline import Deadline, batch_deadline_s
 from models.jsonl import read_jsonl
-from models.latency import BGE_BASE, BGE_RERANKER_V2_M3, EncoderLatency, LLMLatency
+from models.latency import BGE_BASE, BGE_RERANKER_V2_M3, EncoderLatency, HFLatency, LLMLatency
 
 DEV_QUESTIONS = 2706  # CRAG's public Task 1-2 dev set (Task 3 asks the same questions with 50 pages each)
 BATCH = 16
 HEADROOM_BAR = 0.30
+G4DN_GPUS = 4  # a g4dn.12xlarge's T4s
+PROFILES = ("g4dn", "g4dn-hf")
 KG_CALL_S = 0.050
 CHARS_PER_TOKEN = 4
 ROUTER_OUTPUT_TOKENS = 4
@@ -96,13 +100,28 @@ def stage_caps(config) -> dict[str, int]:
             "public": 32, "check": 8, "verify": 8}
 
 
-def llm_stages(batch: list[dict], caps: dict[str, int], context_tokens: int = 0) -> dict[str, dict]:
+def g4dn_adapter(stage: str, config) -> str | None:
+    """The adapter the g4dn profiles run a traced stage with (the CPU trace runs most stages on the base model):
+    the KG program writer's, the KG answer's, the web answer's; None for the base model's stages."""
+    words = stage.split()
+    if words[0] == "kg":
+        return config.kg.api_adapter
+    if words[0] == "answer":
+        return config.pipeline.kg_answer_adapter if words[-1] == "answer_kg" else config.pipeline.answer_adapter
+    return None
+
+
+def llm_stages(batch: list[dict], caps: dict[str, int], context_tokens: int = 0, config=None) -> dict[str, dict]:
     """stage -> prompt lengths, traced output lengths, and the worst case (one batched call per stage): outputs
-    at their caps and, for answer stages, prompts with the whole `context_tokens` budget filled."""
-    stages: dict[str, dict] = defaultdict(lambda: {"prompts": [], "outputs": [], "caps": [], "prompt_caps": []})
+    at their caps and, for answer stages, prompts with the whole `context_tokens` budget filled; with `config`, each
+    request's adapter under that profile (`g4dn_adapter`) and its draws (n)."""
+    stages: dict[str, dict] = defaultdict(lambda: {"prompts": [], "outputs": [], "caps": [], "prompt_caps": [],
+                                                   "adapters": [], "draws": []})
     for row in batch:
         for call in (row.get("trace") or {}).get("llm_calls", []):
             stage = stages[call["stage"]]
+            stage["adapters"].append(g4dn_adapter(call["stage"], config) if config is not None else None)
+            stage["draws"].append(int(call.get("n") or 1))
             output, prompt = int(call.get("output_tokens") or 0), int(call.get("prompt_tokens") or 0)
             stage["prompts"].append(prompt)
             stage["outputs"].append(output)
@@ -167,29 +186,39 @@ def kg_calls(batch: list[dict]) -> int:
     return calls
 
 
-def project(run: Path, tokenizer, llm: LLMLatency) -> dict:
+def llm_latency(profile: str = "g4dn") -> LLMLatency:
+    """The LLM time model of a g4dn profile's backend on the grader's four T4s: vLLM's tensor parallelism, or
+    transformers + peft with the layers split over the cards (`HFLatency`)."""
+    llm = load_config(profile).llm
+    if llm.backend == "hf":
+        return HFLatency(cards=G4DN_GPUS, max_batch_size=llm.max_batch_size)
+    return LLMLatency(tensor_parallel=llm.tensor_parallel_size)
+
+
+def project(run: Path, tokenizer, llm: LLMLatency, profile: str = "g4dn") -> dict:
     from evaluation.data import load_examples
 
     manifest, rows = read_run(run)
-    config = load_config("g4dn", {"pipeline.task": manifest["task"]})
+    config = load_config(profile, {"pipeline.task": manifest["task"]})
     batch = batch_of(rows)
     examples = {e["interaction_id"]: e for e in load_examples(manifest["data"])}
     stages: dict[str, tuple[float, float]] = {}
     route = router_prompts(batch, tokenizer)
-    seconds = llm.call_seconds(route, [ROUTER_OUTPUT_TOKENS] * len(route))
+    seconds = llm.stage_seconds(route, [ROUTER_OUTPUT_TOKENS] * len(route), [None] * len(route))
     stages["route (LLM, base model)"] = (seconds, seconds)
-    traced_llm = llm_stages(batch, stage_caps(config), config.web.context_max_tokens)
+    traced_llm = llm_stages(batch, stage_caps(config), config.web.context_max_tokens, config)
     for name, s in traced_llm.items():
         label = (f"llm: {name} ({len(s['prompts'])} req, prompt median {int(statistics.median(s['prompts']))}, "
                  f"worst {max(s['prompt_caps'])})")
-        stages[label] = (llm.call_seconds(s["prompts"], s["outputs"], lora=True),
-                         llm.call_seconds(s["prompt_caps"], s["caps"], lora=True))
+        stages[label] = (llm.stage_seconds(s["prompts"], s["outputs"], s["adapters"], s["draws"]),
+                         llm.stage_seconds(s["prompt_caps"], s["caps"], s["adapters"], s["draws"]))
     if not any(name.split()[0].lower() == "answer" for name in traced_llm):
         # the traced questions were answered without the answer step (a KG value): any question the KG misses
         # falls back to it, so the worst case still pays one full answer call
         prompt = config.web.context_max_tokens + ANSWER_TEMPLATE_TOKENS
         stages[f"llm: answer (not traced; worst case every question falls back to the web, prompt {prompt})"] = (
-            0.0, llm.call_seconds([prompt] * BATCH, [config.pipeline.answer_max_new_tokens] * BATCH, lora=True))
+            0.0, llm.stage_seconds([prompt] * BATCH, [config.pipeline.answer_max_new_tokens] * BATCH,
+                                   [config.pipeline.answer_adapter] * BATCH))
     web = web_work(batch, examples, config)
     stages["web: parse + chunk (host CPU, one core)"] = (web["parse_s"], web["parse_s"])
     embed = EncoderLatency(BGE_BASE).seconds(web["child_tokens"])
@@ -202,7 +231,7 @@ def project(run: Path, tokenizer, llm: LLMLatency) -> dict:
     traced = sum(s[0] for s in stages.values())
     worst = sum(s[1] for s in stages.values())
     budget = budget_s(config)
-    return {"run": str(run), "task": manifest["task"], "questions": len(rows), "stages": stages,
+    return {"run": str(run), "profile": profile, "task": manifest["task"], "questions": len(rows), "stages": stages,
             "traced_s": traced, "worst_s": worst, "budget_s": budget, "headroom": 1 - worst / budget}
 
 
@@ -216,7 +245,8 @@ def _tokenizer():
 
 
 def print_projection(result: dict) -> None:
-    print(f"\nTask {result['task']} ({result['run']}, {result['questions']} traced questions -> a batch of {BATCH})")
+    print(f"\n{result['profile']}, Task {result['task']} ({result['run']}, {result['questions']} traced questions -> "
+          f"a batch of {BATCH})")
     print("| stage | as traced (s) | worst case (s) |\n|---|---|---|")
     for name, (traced, worst) in result["stages"].items():
         print(f"| {name} | {traced:.2f} | {worst:.2f} |")
@@ -235,29 +265,41 @@ def dev_set_hours(result: dict, questions: int, servers: int) -> tuple[float, fl
 
 def print_dev_set_projection(results: list[dict], questions: int, servers: list[int]) -> None:
     print(f"\nFull data set: {questions} questions in batches of {BATCH}, hours as traced / worst case")
-    print("| task | " + " | ".join(f"{n} server{'s' if n > 1 else ''}" for n in servers) + " |")
-    print("|---|" + "---|" * len(servers))
+    print("| profile | task | " + " | ".join(f"{n} server{'s' if n > 1 else ''}" for n in servers) + " |")
+    print("|---|---|" + "---|" * len(servers))
     for r in results:
         cells = [dev_set_hours(r, questions, n) for n in servers]
-        print(f"| {r['task']} | " + " | ".join(f"{t:.2f} / {w:.2f}" for t, w in cells) + " |")
+        print(f"| {r['profile']} | {r['task']} | " + " | ".join(f"{t:.2f} / {w:.2f}" for t, w in cells) + " |")
 
 
-def project_runs(runs: list[str], dev_questions: int = DEV_QUESTIONS, servers: str = "1,2,4,8") -> int:
-    """Projects each traced run onto 4x T4 and prints it (with `dev_questions`, the whole data set on each
-    comma-separated count of `servers`); 1 when a task's worst-case headroom is under the bar, else 0."""
+def describe(llm: LLMLatency) -> str:
+    if isinstance(llm, HFLatency):
+        return (f"transformers + peft, layers split over {llm.cards} cards (device_map auto), "
+                f"at most {llm.max_batch_size} rows per generate call")
+    return f"vLLM, tensor parallel {llm.tp}"
+
+
+def project_runs(runs: list[str], dev_questions: int = DEV_QUESTIONS, servers: str = "1,2,4,8",
+                 profiles: Sequence[str] = PROFILES) -> int:
+    """Projects each traced run onto 4x T4 under each profile and prints it (with `dev_questions`, the whole data
+    set on each comma-separated count of `servers`); 1 when a task's worst-case headroom is under the bar under a
+    profile, else 0."""
     g4dn = load_config("g4dn")
-    llm = LLMLatency(tensor_parallel=g4dn.llm.tensor_parallel_size)
     p = g4dn.pipeline
-    print(f"4x T4, tensor parallel {llm.tp}, fp16; constants and sources: models/latency.py; "
+    print(f"4x T4, fp16; constants and sources: models/latency.py; "
           f"budget {budget_s(g4dn):.0f} s per batch of {BATCH} (the runtime deadline: {BATCH} x "
           f"{p.per_question_budget_s:g} s less the {p.deadline_margin_s:g} s margin); bar: headroom >= {HEADROOM_BAR:.0%} in the worst case")
     tokenizer = _tokenizer()
-    results = [project(Path(run), tokenizer, llm) for run in runs]
-    for result in results:
-        print_projection(result)
+    results = []
+    for profile in profiles:
+        llm = llm_latency(profile)
+        print(f"\n## {profile}: {describe(llm)}")
+        for run in runs:
+            results.append(project(Path(run), tokenizer, llm, profile))
+            print_projection(results[-1])
     if dev_questions:
         print_dev_set_projection(results, dev_questions, [int(n) for n in servers.split(",")])
-    failing = [r["task"] for r in results if r["headroom"] < HEADROOM_BAR]
-    print(f"\nbar {'met' if not failing else 'MISSED for Task ' + ', '.join(map(str, failing))}: "
-          + ", ".join(f"Task {r['task']} {r['headroom']:.0%}" for r in results))
+    failing = [f"{r['profile']} Task {r['task']}" for r in results if r["headroom"] < HEADROOM_BAR]
+    print(f"\nbar {'met' if not failing else 'MISSED for ' + ', '.join(failing)}: "
+          + ", ".join(f"{r['profile']} Task {r['task']} {r['headroom']:.0%}" for r in results))
     return 1 if failing else 0

@@ -9,6 +9,8 @@ The grader's g4dn.12xlarge cannot be measured from here, so time is projected fr
 - encoders (embedder, cross-encoder reranker) are prefill-only passes on one GPU.
 `VLLMGenerator` asks `LLMLatency.call_seconds` before each uninterruptible `LLM.generate` call, and
 `scripts/latency_model.py` projects whole batches from a traced CPU run with the same constants.
+`HFLatency` is the same arithmetic for transformers + peft with `device_map: auto` (the g4dn-hf profile): the
+layers run one card after another, one `generate` per adapter group of at most `max_batch_size` rows, padded.
 
 Constants and their sources (T4 and g4dn figures are vendor datasheets; efficiencies are stated
 assumptions, chosen on the pessimistic side of published measurements):
@@ -21,13 +23,18 @@ assumptions, chosen on the pessimistic side of published measurements):
 - Decode at 70% of peak bandwidth: memory-bound GEMV kernels typically sustain 70-80% of GDDR6 peak.
 - 6 ms of host work per engine step in eager mode (scheduling, input preparation, sampling, kernel
   launches not hidden behind GPU time); LoRA (vLLM's punica kernels) taken as +15% on LLM time.
+- transformers + peft (`HFLatency`, stated assumptions, none measured on a T4): 25 ms of host work per decode step
+  (eager PyTorch: ~30 kernel launches per layer from Python, the logits processors and stopping criteria run per
+  step); peft's unmerged LoRA adds 3 small kernels per targeted projection (7 per layer), taken as 7 ms per step and
+  the same +15% of GPU time as vLLM's LoRA; 50 us per card boundary per forward pass (an activation copy between
+  cards over PCIe). A finished row stays in its `generate` call until the longest one ends (transformers pads it).
 - Llama-3-8B-Instruct: 32 layers, hidden 4096, MLP 14336, 8 KV heads of 128, vocabulary 128256 (its
   config.json); bge-base-en-v1.5 86M and bge-reranker-v2-m3 303M non-embedding parameters (their configs).
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Mapping, Sequence
 
 
@@ -152,6 +159,12 @@ class LLMLatency:
         seconds = self.prefill_seconds(prompt_tokens) + self.decode_seconds(prompt_tokens, output_tokens)
         return seconds * (self.eff.lora_factor if lora else 1.0)
 
+    def stage_seconds(self, prompt_tokens: Sequence[int], output_tokens: Sequence[int],
+                      adapters: Sequence[str | None], draws: Sequence[int] | None = None) -> float:
+        """One pipeline stage's requests (`adapters`: each one's adapter, None for the base model; `draws`: its
+        completions) as vLLM runs them: one engine call, the adapters mixed in it, n drawn from one prefill."""
+        return self.call_seconds(prompt_tokens, output_tokens, lora=any(a is not None for a in adapters))
+
     def fitting_prefix(self, prompt_tokens: Sequence[int], output_tokens: Sequence[int], seconds: float,
                        lora: bool = False) -> int:
         """How many of the requests, taken in order, one call can finish within `seconds` (0..len)."""
@@ -163,6 +176,58 @@ class LLMLatency:
             else:
                 hi = mid - 1
         return lo
+
+
+@dataclass(frozen=True)
+class HFCosts:
+    """transformers + peft's fixed costs (stated assumptions: see the module docstring)."""
+
+    step_overhead_s: float = 25e-3  # host work per decode step of an eager `generate`
+    peft_step_overhead_s: float = 7e-3  # unmerged LoRA's extra kernel launches per step
+    card_hop_s: float = 50e-6  # one activation copy between cards per forward pass
+
+
+class HFLatency(LLMLatency):
+    """Seconds of the HF backend's `generate` calls on `cards` GPUs split by layers (`device_map: auto`): every
+    layer's work runs on one card at a time, so a step costs a whole model's weights at one card's bandwidth and a
+    prefill one card's compute, whatever the number of cards (they add memory, not speed)."""
+
+    def __init__(self, gpu: GPU = T4, cards: int = 4, shape: TransformerShape = LLAMA_3_8B,
+                 efficiency: Efficiency = Efficiency(), costs: HFCosts = HFCosts(), max_batch_size: int = 8,
+                 bytes_per_param: int = 2):
+        super().__init__(gpu, 1, shape, efficiency, bytes_per_param)
+        self.cards, self.costs, self.max_batch_size = cards, costs, max_batch_size
+        self.eff = replace(efficiency, step_overhead_s=costs.step_overhead_s)  # the decode loop's host work
+
+    def call_seconds(self, prompt_tokens: Sequence[int], output_tokens: Sequence[int], lora: bool = False) -> float:
+        """One `generate` call: every row padded to the longest prompt and kept until the longest output ends."""
+        if not prompt_tokens:
+            return 0.0
+        rows, longest, steps = len(prompt_tokens), max(prompt_tokens), max(output_tokens, default=0)
+        padded_prompts, padded_outputs = [longest] * rows, [steps] * rows
+        hops = (self.cards - 1) * self.costs.card_hop_s * (1 + steps)
+        lora_steps = self.costs.peft_step_overhead_s * steps if lora else 0.0
+        gpu = self.prefill_seconds(padded_prompts) + self.decode_seconds(padded_prompts, padded_outputs)
+        return gpu * (self.eff.lora_factor if lora else 1.0) + hops + lora_steps
+
+    def stage_seconds(self, prompt_tokens: Sequence[int], output_tokens: Sequence[int],
+                      adapters: Sequence[str | None], draws: Sequence[int] | None = None) -> float:
+        """As `HFGenerator._batches` runs a stage: one group per adapter (and per number of draws), in order of
+        first appearance, each sorted by prompt length and cut into calls of `max_batch_size` rows (a request
+        drawing n completions is n rows), the calls one after another."""
+        draws = list(draws or [1] * len(prompt_tokens))
+        groups: dict[tuple, list[int]] = {}
+        for i, (adapter, n) in enumerate(zip(adapters, draws)):
+            groups.setdefault((adapter, n), []).append(i)
+        seconds = 0.0
+        for (adapter, n), indices in groups.items():
+            indices.sort(key=lambda i: prompt_tokens[i])
+            size = max(1, self.max_batch_size // n)
+            for start in range(0, len(indices), size):
+                chunk = [i for i in indices[start:start + size] for _ in range(n)]
+                seconds += self.call_seconds([prompt_tokens[i] for i in chunk], [output_tokens[i] for i in chunk],
+                                             lora=adapter is not None)
+        return seconds
 
 
 class EncoderLatency:

@@ -50,3 +50,39 @@ def test_lora_costs_extra_and_the_fitting_prefix_is_the_longest_that_fits():
 def test_encoder_pass():
     seconds = EncoderLatency(BGE_BASE).seconds([64] * 1000)
     assert seconds == pytest.approx((2 * BGE_BASE.matmul_params * 64 + 4 * 12 * 768 * 64 ** 2) * 1000 / (65e12 * 0.35))
+
+
+def test_hf_splits_layers_over_the_cards_so_more_cards_add_memory_not_speed():
+    from models.latency import HFLatency
+
+    prompts, outputs = [900] * 8, [64] * 8
+    two, four = HFLatency(cards=2), HFLatency(cards=4)
+    assert four.call_seconds(prompts, outputs) >= two.call_seconds(prompts, outputs)  # only the hops differ
+    assert four.call_seconds(prompts, outputs) - two.call_seconds(prompts, outputs) < 0.01
+    vllm = LLMLatency(T4, tensor_parallel=4)
+    assert four.call_seconds(prompts, outputs) > 2 * vllm.call_seconds(prompts, outputs)
+
+
+def test_hf_runs_a_stage_as_the_backend_batches_it():
+    """One generate per adapter group, cut to max_batch_size rows (n draws are n rows), padded to the longest."""
+    from models.latency import HFLatency
+
+    hf = HFLatency(max_batch_size=8)
+    one_call = hf.call_seconds([900] * 8, [64] * 8, lora=True)
+    assert hf.stage_seconds([900] * 16, [64] * 16, ["a"] * 16) == pytest.approx(2 * one_call)
+    mixed = hf.stage_seconds([900] * 16, [64] * 16, ["a", None] * 8)
+    assert mixed == pytest.approx(one_call + hf.call_seconds([900] * 8, [64] * 8))
+    assert hf.stage_seconds([900] * 4, [64] * 4, ["a"] * 4, draws=[2] * 4) == pytest.approx(one_call)
+    # padding: sorted by prompt length before cutting, so the long prompts share a call
+    lengths = [200] * 8 + [4000] * 8
+    assert hf.stage_seconds(lengths[::-1], [64] * 16, ["a"] * 16) == pytest.approx(
+        hf.call_seconds([200] * 8, [64] * 8, lora=True) + hf.call_seconds([4000] * 8, [64] * 8, lora=True))
+    assert hf.call_seconds([200, 4000], [64, 64]) == pytest.approx(hf.call_seconds([4000, 4000], [64, 64]))
+
+
+def test_vllm_runs_a_stage_as_one_engine_call_with_lora_when_any_request_has_an_adapter():
+    vllm = LLMLatency()
+    assert vllm.stage_seconds([900] * 16, [64] * 16, ["a"] + [None] * 15) == pytest.approx(
+        vllm.call_seconds([900] * 16, [64] * 16, lora=True))
+    assert vllm.stage_seconds([900] * 16, [64] * 16, [None] * 16) == pytest.approx(
+        vllm.call_seconds([900] * 16, [64] * 16))

@@ -98,3 +98,29 @@ def test_the_dev_set_projection_spreads_whole_batches_over_the_servers():
     assert latency_model.dev_set_hours(result, 2706, 1) == (170 * 18 / 3600, 170 * 72 / 3600)
     assert latency_model.dev_set_hours(result, 2706, 4) == (43 * 18 / 3600, 43 * 72 / 3600)
     assert latency_model.dev_set_hours(result, 16, 8) == (18 / 3600, 72 / 3600)
+
+
+def test_g4dn_hf_is_projected_with_its_backend_and_the_stages_adapters(tmp_path, examples):
+    from models.latency import HFLatency
+
+    (tmp_path / "latency_run.json").write_text(json.dumps({"task": 2, "data": str(SAMPLE)}))
+    rows = [_row(e, [("kg api", None, 900, 20, 1.0), ("public entity", None, 300, 5, 0.1)]) for e in examples]
+    (tmp_path / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    llm = latency_model.llm_latency("g4dn-hf")
+    assert isinstance(llm, HFLatency) and llm.cards == 4 and llm.max_batch_size == 8
+    assert not isinstance(latency_model.llm_latency("g4dn"), HFLatency)
+    result = latency_model.project(tmp_path, QuarterTokenizer(), llm, "g4dn-hf")
+    assert result["profile"] == "g4dn-hf"
+    [(kg_traced, _)] = [v for k, v in result["stages"].items() if k.startswith("llm: kg api")]
+    assert kg_traced == pytest.approx(2 * llm.call_seconds([900] * 8, [20] * 8, lora=True))  # api_generation
+    [(public, _)] = [v for k, v in result["stages"].items() if k.startswith("llm: public entity")]
+    assert public == pytest.approx(2 * llm.call_seconds([300] * 8, [5] * 8))  # the base model's stage
+    vllm = latency_model.project(tmp_path, QuarterTokenizer(), latency_model.llm_latency("g4dn"), "g4dn")
+    assert result["worst_s"] > vllm["worst_s"]
+
+
+def test_each_stage_gets_the_adapter_the_g4dn_profiles_give_it():
+    config = load_config("g4dn")
+    assert [latency_model.g4dn_adapter(s, config) for s in
+            ("kg api", "answer answer_ctrl", "answer answer_kg", "public entity", "sql statement")] == \
+        ["api_generation", "web_answer", "kg_answer", None, None]
