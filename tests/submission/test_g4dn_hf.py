@@ -45,7 +45,7 @@ def test_g4dn_hf_is_g4dn_on_transformers_over_the_four_gpus():
 @pytest.fixture(scope="module")
 def three_adapters(tiny_llama, tmp_path_factory):
     """Three random LoRA adapters (non-zero B) on the tiny Llama, named as g4dn's."""
-    from submission.gpu_smoke import make_random_adapter
+    from submission.smoke_checks import make_random_adapter
 
     root = tmp_path_factory.mktemp("g4dn_hf_adapters")
     return {name: str(make_random_adapter(tiny_llama, root / name, rank=8, seed=seed))

@@ -3,20 +3,21 @@ on CPU (`scripts/gpu_smoke.py --device cpu`), and, marked gpu, the whole no-vLLM
 import pytest
 
 import submission.gpu_smoke as gpu_smoke
+from submission import smoke_checks, smoke_hf
 from tests.cuda_recorder import calls_before_engine, cuda_events  # noqa: F401 - cuda_events is a fixture
 
 
 def test_tensor_parallel_size_divides_the_head_counts():
     smollm2 = {"num_attention_heads": 9, "num_key_value_heads": 3}
     llama3 = {"num_attention_heads": 32, "num_key_value_heads": 8}
-    assert gpu_smoke.tensor_parallel_size(smollm2, 4) == 3
-    assert gpu_smoke.tensor_parallel_size(smollm2, 2) == 1
-    assert gpu_smoke.tensor_parallel_size(llama3, 4) == 4
-    assert gpu_smoke.tensor_parallel_size(llama3, 0) == 1
+    assert smoke_checks.tensor_parallel_size(smollm2, 4) == 3
+    assert smoke_checks.tensor_parallel_size(smollm2, 2) == 1
+    assert smoke_checks.tensor_parallel_size(llama3, 4) == 4
+    assert smoke_checks.tensor_parallel_size(llama3, 0) == 1
 
 
 def test_a_failing_check_is_reported_not_raised():
-    report = gpu_smoke.Report()
+    report = smoke_checks.Report()
     report.run("ok", lambda: (True, {"x": 1}))
     report.run("broken", lambda: 1 / 0)
     assert report.checks == {"ok": True, "broken": False}
@@ -24,7 +25,7 @@ def test_a_failing_check_is_reported_not_raised():
 
 
 def test_the_vllm_check_times_a_call_with_its_output_tokens():
-    """vllm_checks measures tokens/s with `_timed`; it had been lost in a move and only a GPU run would reach it."""
+    """vllm_checks measures tokens/s with `timed`; it had been lost in a move and only a GPU run would reach it."""
     class Generator:
         def generate(self, requests):
             return ["a b c"] * len(requests)
@@ -32,7 +33,7 @@ def test_the_vllm_check_times_a_call_with_its_output_tokens():
         def count_tokens(self, text):
             return len(text.split())
 
-    outputs, seconds, tokens = gpu_smoke._timed(Generator(), [None, None])
+    outputs, seconds, tokens = smoke_checks.timed(Generator(), [None, None])
     assert outputs == ["a b c", "a b c"] and tokens == 6 and seconds >= 0
 
 
@@ -40,9 +41,9 @@ def test_no_cuda_is_one_line_per_check_not_a_traceback(capsys):
     """On a machine without CUDA every CUDA check fails for one reason: each says it in one line (what to do),
     while any other failure keeps its traceback."""
     def no_cuda():
-        raise gpu_smoke.NoCUDA("no CUDA device is visible: run on a GPU, or with --device cpu to test the plumbing")
+        raise smoke_checks.NoCUDA("no CUDA device is visible: run on a GPU, or with --device cpu to test the plumbing")
 
-    report = gpu_smoke.Report()
+    report = smoke_checks.Report()
     report.run_on(no_cuda, {"hf_fp16_mixed_batch": None, "hf_deadline": None})
     report.run("broken", lambda: 1 / 0)
     err = capsys.readouterr().err
@@ -70,7 +71,7 @@ def test_the_smoke_check_builds_the_engine_before_any_cuda_call(cuda_events, tmp
         adapters[name] = str(tmp_path / name)
     args = Namespace(model=str(folder), dtype="half", max_model_len=4096, gpu_memory_utilization=0.5,
                      tensor_parallel_size=0, enforce_eager=True, requests=4, max_new_tokens=8)
-    report = gpu_smoke.Report()
+    report = smoke_checks.Report()
     with pytest.raises(AttributeError):  # the stand-in engine has no tokenizer to generate with: built, then stop
         gpu_smoke.vllm_checks(report, args, folder, adapters, str(tmp_path))
     assert calls_before_engine(cuda_events) == []
@@ -82,16 +83,16 @@ def test_the_hf_check_is_placed_for_the_grader_gpus():
     from tests.fake_weights import LLAMA_3_8B_CONFIG
 
     t4, h100 = 15_835_660_288, 85_520_809_984  # torch's total_memory of each
-    assert 15.9e9 < gpu_smoke.weight_bytes(LLAMA_3_8B_CONFIG) < 16.2e9  # 8.03 B parameters
-    assert gpu_smoke.hf_placement(LLAMA_3_8B_CONFIG, [t4] * 4) == {"device_map": "auto"}
-    assert gpu_smoke.hf_placement(LLAMA_3_8B_CONFIG, [h100]) == {}
+    assert 15.9e9 < smoke_checks.weight_bytes(LLAMA_3_8B_CONFIG) < 16.2e9  # 8.03 B parameters
+    assert smoke_checks.hf_placement(LLAMA_3_8B_CONFIG, [t4] * 4) == {"device_map": "auto"}
+    assert smoke_checks.hf_placement(LLAMA_3_8B_CONFIG, [h100]) == {}
     smollm2 = {"model_type": "llama", "num_hidden_layers": 30, "hidden_size": 576, "intermediate_size": 1536,
                "num_attention_heads": 9, "num_key_value_heads": 3, "vocab_size": 49152, "tie_word_embeddings": True}
-    assert gpu_smoke.hf_placement(smollm2, [t4] * 4) == {}
+    assert smoke_checks.hf_placement(smollm2, [t4] * 4) == {}
     import pytest
 
     with pytest.raises(ValueError, match="do not fit 1 GPU"):
-        gpu_smoke.hf_placement(LLAMA_3_8B_CONFIG, [t4])
+        smoke_checks.hf_placement(LLAMA_3_8B_CONFIG, [t4])
 
 
 def _setup(tmp_path, folder=None, device="cpu", profile_model=False):
@@ -117,7 +118,7 @@ def test_vllm_is_shut_down_before_the_checks_that_load_models(monkeypatch, tmp_p
     monkeypatch.setattr(gpu_smoke, "vllm_checks", vllm_checks)
     monkeypatch.setattr(gpu_smoke, "release_vllm", lambda started: [s.close() for s in started] and (True, None))
     monkeypatch.setattr(gpu_smoke, "local_checks", lambda *a: events.append("local"))
-    report = gpu_smoke.Report()
+    report = smoke_checks.Report()
     gpu_smoke.run_checks(report, Namespace(no_vllm=False), _setup(tmp_path, device="cuda"))
     assert events == ["vllm", "close", "local"]
     assert report.checks["vllm"] is False and "a check broke" in report.details["vllm"]
@@ -131,7 +132,7 @@ def test_no_vllm_and_cpu_skip_the_engine_and_say_why(monkeypatch, tmp_path):
     monkeypatch.setattr(gpu_smoke, "vllm_cpu_build", lambda: False)
     for args, device, why in ((Namespace(no_vllm=True), "cuda", "--no-vllm"),
                               (Namespace(no_vllm=False), "cpu", "needs CUDA, or on --device cpu vLLM's CPU build")):
-        report = gpu_smoke.Report()
+        report = smoke_checks.Report()
         gpu_smoke.run_checks(report, args, _setup(tmp_path, device=device))
         assert why in report.skipped["vllm"] and report.checks == {} and report.passed
 
@@ -144,7 +145,7 @@ def test_on_cpu_with_vllms_cpu_build_the_vllm_checks_run_there(monkeypatch, tmp_
     monkeypatch.setattr(gpu_smoke, "release_vllm", lambda started: (True, {}))
     monkeypatch.setattr(gpu_smoke, "local_checks", lambda *a: None)
     monkeypatch.setattr(gpu_smoke, "vllm_cpu_build", lambda: True)
-    gpu_smoke.run_checks(gpu_smoke.Report(), Namespace(no_vllm=False), _setup(tmp_path, device="cpu"))
+    gpu_smoke.run_checks(smoke_checks.Report(), Namespace(no_vllm=False), _setup(tmp_path, device="cpu"))
     assert ran == ["cpu"]
 
 
@@ -157,11 +158,11 @@ def test_the_vllm_half_runs_on_vllms_cpu_build(tiny_llama, tmp_path):
     from tests.vllm_cpu import require_vllm
 
     require_vllm()
-    adapters = {name: str(gpu_smoke.make_random_adapter(tiny_llama, tmp_path / name, rank=8, seed=seed))
+    adapters = {name: str(smoke_checks.make_random_adapter(tiny_llama, tmp_path / name, rank=8, seed=seed))
                 for seed, name in enumerate(("a", "b"))}
     args = Namespace(dtype="float32", max_model_len=2048, gpu_memory_utilization=0.3, tensor_parallel_size=0,
                      enforce_eager=True, requests=6, max_new_tokens=8)
-    report, started = gpu_smoke.Report(), []
+    report, started = smoke_checks.Report(), []
     try:
         gpu_smoke.vllm_checks(report, args, tiny_llama, adapters, str(tmp_path), started, device="cpu")
     finally:
@@ -175,21 +176,21 @@ def test_the_vllm_half_runs_on_vllms_cpu_build(tiny_llama, tmp_path):
 
 def test_a_skipped_check_is_neither_passed_nor_failed():
     def no_bf16():
-        raise gpu_smoke.SkipCheck("no native bf16")
+        raise smoke_checks.SkipCheck("no native bf16")
 
-    report = gpu_smoke.Report()
+    report = smoke_checks.Report()
     report.run("train_bf16", no_bf16)
     report.run("ok", lambda: True)
     assert report.skipped == {"train_bf16": "no native bf16"} and report.checks == {"ok": True} and report.passed
 
 
 def test_checks_on_one_loaded_model_all_fail_when_it_does_not_load():
-    report = gpu_smoke.Report()
+    report = smoke_checks.Report()
     report.run_on(lambda: 1 / 0, {"first": lambda m: True, "second": lambda m: True})
     assert report.checks == {"first": False, "second": False} and "ZeroDivisionError" in report.details["second"]
     report.run_on(lambda: 41, {"loaded": lambda m: (m + 1 == 42, {"m": m})})
     assert report.checks["loaded"] and report.details["loaded"] == {"m": 41}
-    report.run_on(lambda: _raise(gpu_smoke.SkipCheck("needs CUDA")), {"spread": lambda m: True})
+    report.run_on(lambda: _raise(smoke_checks.SkipCheck("needs CUDA")), {"spread": lambda m: True})
     assert report.skipped["spread"] == "needs CUDA" and "spread" not in report.checks
 
 
@@ -205,39 +206,39 @@ def _mixed(rows):
 def test_mixed_batch_verdict():
     base = ["Canberra", "The Matrix"]
     good = _mixed([("Canberra", "Sydney", "Perth"), ("The Matrix", "The Matrix", "Fight Club")])
-    ok, detail = gpu_smoke.mixed_batch_verdict(good, base)
+    ok, detail = smoke_checks.mixed_batch_verdict(good, base)
     assert ok and detail["sample"] == {"base": "Canberra", "a": "Sydney", "b": "Perth"}
     leaked = _mixed([("Sydney", "Sydney", "Perth"), ("The Matrix", "x", "y")])  # an adapter reached a base row
-    ok, detail = gpu_smoke.mixed_batch_verdict(leaked, base)
+    ok, detail = smoke_checks.mixed_batch_verdict(leaked, base)
     assert not ok and detail["base_unaffected"] is False
     same = _mixed([("Canberra", "Sydney", "Sydney"), ("The Matrix", "x", "x")])  # a and b act as one adapter
-    assert gpu_smoke.mixed_batch_verdict(same, base)[1]["adapters_change_outputs"] is False
+    assert smoke_checks.mixed_batch_verdict(same, base)[1]["adapters_change_outputs"] is False
     unused = _mixed([("Canberra", "Canberra", "Perth"), ("The Matrix", "The Matrix", "y")])  # a never applied
-    assert not gpu_smoke.mixed_batch_verdict(unused, base)[0]
+    assert not smoke_checks.mixed_batch_verdict(unused, base)[0]
     short = good[:-1]  # an output lost
-    ok, detail = gpu_smoke.mixed_batch_verdict(short, base)
+    ok, detail = smoke_checks.mixed_batch_verdict(short, base)
     assert not ok and detail["one_output_per_request"] is False and detail["sample"] == {}
     silent = _mixed([("", "a", "b"), ("", "c", "d")])  # the base model wrote nothing at all
-    assert gpu_smoke.mixed_batch_verdict(silent, ["", ""])[1]["base_writes"] is False
+    assert smoke_checks.mixed_batch_verdict(silent, ["", ""])[1]["base_writes"] is False
 
 
 def test_deadline_verdict():
-    ok, detail = gpu_smoke.deadline_verdict([""] * 8, 0.01, ["", "1, 2, 3"] * 4, 1.2, 8)
+    ok, detail = smoke_checks.deadline_verdict([""] * 8, 0.01, ["", "1, 2, 3"] * 4, 1.2, 8)
     assert ok and detail["returned_after_s"] == 1.2 and detail["empty"] == 4 and detail["of"] == 8
-    assert not gpu_smoke.deadline_verdict([""] * 8, 0.01, [""] * 8, 1.6, 8)[1]["within_deadline"]
-    assert not gpu_smoke.deadline_verdict([""] * 7 + ["1, 2"], 0.01, [""] * 8, 1.0, 8)[1]["expired_all_empty"]
-    assert not gpu_smoke.deadline_verdict([""] * 8, 0.9, [""] * 8, 1.0, 8)[1]["expired_at_once"]
-    assert not gpu_smoke.deadline_verdict([""] * 8, 0.01, [""] * 7, 1.0, 8)[1]["one_output_per_request"]
+    assert not smoke_checks.deadline_verdict([""] * 8, 0.01, [""] * 8, 1.6, 8)[1]["within_deadline"]
+    assert not smoke_checks.deadline_verdict([""] * 7 + ["1, 2"], 0.01, [""] * 8, 1.0, 8)[1]["expired_all_empty"]
+    assert not smoke_checks.deadline_verdict([""] * 8, 0.9, [""] * 8, 1.0, 8)[1]["expired_at_once"]
+    assert not smoke_checks.deadline_verdict([""] * 8, 0.01, [""] * 7, 1.0, 8)[1]["one_output_per_request"]
 
 
 def test_reranker_scores_agree_with_the_cpu_ones():
-    assert gpu_smoke.scores_agree([0.881, 0.057, 0.029], [0.8813, 0.0569, 0.0292])[0]
-    ok, detail = gpu_smoke.scores_agree([0.05, 0.06, 0.03], [0.0569, 0.0568, 0.0292])
+    assert smoke_checks.scores_agree([0.881, 0.057, 0.029], [0.8813, 0.0569, 0.0292])[0]
+    ok, detail = smoke_checks.scores_agree([0.05, 0.06, 0.03], [0.0569, 0.0568, 0.0292])
     assert not ok and not detail["same_ranking"]  # fp16 swapped two passages
-    assert not gpu_smoke.scores_agree([0.95, 0.05, 0.03], [0.88, 0.05, 0.03])[0]  # same order, score off by 0.07
+    assert not smoke_checks.scores_agree([0.95, 0.05, 0.03], [0.88, 0.05, 0.03])[0]  # same order, score off by 0.07
     logits = [7.9, -3.1, -10.2]  # a cross-encoder's: the tolerance scales with their magnitude
-    assert gpu_smoke.scores_agree([8.0, -3.0, -10.3], logits)[0]
-    assert not gpu_smoke.scores_agree([9.0, -3.0, -10.3], logits)[0]
+    assert smoke_checks.scores_agree([8.0, -3.0, -10.3], logits)[0]
+    assert not smoke_checks.scores_agree([9.0, -3.0, -10.3], logits)[0]
 
 
 def test_the_user_model_runs_the_model_under_test_on_the_device(tmp_path):
@@ -270,28 +271,28 @@ def test_training_checks_skip_what_this_machine_cannot_run(tmp_path, monkeypatch
 
     cpu = _setup(tmp_path)
     for precision, qlora in (("fp16", "off"), ("bf16", "off"), ("auto", "on")):
-        with pytest.raises(gpu_smoke.SkipCheck, match="needs CUDA"):
-            gpu_smoke.train_check(cpu, precision, qlora)
+        with pytest.raises(smoke_checks.SkipCheck, match="needs CUDA"):
+            smoke_hf.train_check(cpu, precision, qlora)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     with pytest.raises(RuntimeError, match="no CUDA device is visible.*--device cpu"):  # asked for CUDA: a failure
-        gpu_smoke.train_check(_setup(tmp_path, device="cuda"), "fp16")
+        smoke_hf.train_check(_setup(tmp_path, device="cuda"), "fp16")
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda including_emulation=True: including_emulation)
-    with pytest.raises(gpu_smoke.SkipCheck, match="no native bf16"):  # a T4
-        gpu_smoke.train_check(_setup(tmp_path, device="cuda"), "bf16")
+    with pytest.raises(smoke_checks.SkipCheck, match="no native bf16"):  # a T4
+        smoke_hf.train_check(_setup(tmp_path, device="cuda"), "bf16")
     monkeypatch.setitem(sys.modules, "bitsandbytes", None)  # `import bitsandbytes` raises ImportError
-    with pytest.raises(gpu_smoke.SkipCheck, match="bitsandbytes not installed"):
-        gpu_smoke.train_check(_setup(tmp_path, device="cuda"), "auto", "on")
+    with pytest.raises(smoke_checks.SkipCheck, match="bitsandbytes not installed"):
+        smoke_hf.train_check(_setup(tmp_path, device="cuda"), "auto", "on")
 
 
 def test_the_training_check_trains_and_generates_on_cpu(tiny_llama, tmp_path):
     """fp32 on CPU: the same plumbing the fp16/bf16 checks run on CUDA (train, save, load, generate)."""
     from models.config import REPO_ROOT
 
-    adapters = {name: str(gpu_smoke.make_random_adapter(tiny_llama, tmp_path / name, rank=8, seed=seed))
+    adapters = {name: str(smoke_checks.make_random_adapter(tiny_llama, tmp_path / name, rank=8, seed=seed))
                 for name, seed in (("a", 0), ("b", 1))}
     setup = gpu_smoke.Setup(tiny_llama, adapters, str(REPO_ROOT / "models"), "cpu", tmp_path, False)
-    ok, detail = gpu_smoke.train_check(setup, "fp32")
+    ok, detail = smoke_hf.train_check(setup, "fp32")
     assert ok and detail["dtype"] == "float32" and len(detail["losses"]) == 4
     assert (tmp_path / "trained_fp32_off" / "adapter_config.json").is_file()
 
