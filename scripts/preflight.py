@@ -16,7 +16,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from submission.preflight import CHECKS, DEV_DATA, PYPI, run_preflight
+from submission.dev_data_history import DEV_DATA
+from submission.image_requirements import PYPI
+from submission.preflight import CHECKS, run_preflight
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -40,18 +40,14 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
-from dataclasses import dataclass
 from pathlib import Path
+
+from submission.check_result import Result
+from submission.dev_data_history import check_history
+from submission.image_requirements import PYPI, check_requirements
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
-PYPI = "https://pypi.org/simple"
-IMAGE_PYTHON = "3.11"       # Dockerfile: Miniconda3-py311
-IMAGE_GLIBC_MINOR = 35      # Dockerfile: ubuntu22.04 ships glibc 2.35
-# Minimum Linux driver per CUDA major for minor-version compatibility (NVIDIA CUDA Toolkit release notes,
-# "CUDA Toolkit and Minimum Required Driver Version for CUDA Minor Version Compatibility").
-MIN_DRIVER = {12: "525.60.13", 13: "580.65.06"}
 LFS_MIN_BYTES = 1 << 20
 IMAGE_COMPILER = ("gcc", "libc6-dev")  # apt.txt: Triton's first kernel launch compiles C (docs/gpu.md "g4dn start-up")
 IMAGE_ENV = {"VLLM_WORKER_MULTIPROC_METHOD": "spawn"}  # Dockerfile ENV: vLLM's workers must not be forked
@@ -59,168 +55,6 @@ IMAGE_PROFILE_ENV = "CRAG_PROFILE"  # models.config.PROFILE_ENV: the profile `Us
 DEFAULT_PROFILE = "g4dn"  # checked when no Dockerfile names one
 PLACEHOLDER_AUTHOR = "your-aicrowd-username"
 CHECKS = ("requirements", "dockerfile", "config", "weights", "adapters", "lfs", "aicrowd", "history")
-DEV_DATA = "../shared/crag/dev_data.jsonl.bz2"  # CRAG's dev file, repo-relative; not shipped (README)
-# The pin sets the image is built from (docs/gpu.md "Submitting"): requirements.txt on the Dockerfile's default
-# base, the CUDA 12 fallback on the base its `# image:` line names (docker build --build-arg CUDA_BASE=...).
-IMAGE_REQUIREMENTS = ("requirements.txt", "requirements-cu12.txt")
-
-
-@dataclass(frozen=True)
-class Result:
-    name: str
-    ok: bool
-    detail: str
-    fix: str = ""
-    warn: bool = False  # ok, but the submission scores less than it could: printed WARN with its fix
-    skipped: bool = False  # not checked here (what it needs is absent): printed SKIP with how to run it
-
-    @property
-    def status(self) -> str:
-        return "FAIL" if not self.ok else "WARN" if self.warn else "SKIP" if self.skipped else "PASS"
-
-    def line(self) -> str:
-        text = f"{self.status}  {self.name:<13} {self.detail}"
-        return text if self.status == "PASS" or not self.fix else f"{text}\n      fix: {self.fix}"
-
-
-# ------------------------------------------------------------------------------------------ requirements
-def image_platforms(glibc_minor: int = IMAGE_GLIBC_MINOR) -> list[str]:
-    """Every manylinux tag a glibc-2.<minor> x86_64 system installs (pip does not expand --platform itself)."""
-    tags = [f"manylinux_2_{m}_x86_64" for m in range(glibc_minor, 16, -1)]
-    return tags + ["manylinux2014_x86_64", "manylinux2010_x86_64", "manylinux1_x86_64"]
-
-
-def isolated_pip_env() -> dict[str, str]:
-    """The environment with pip's config files and extra package sources switched off (the image sees PyPI)."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PIP_FIND_LINKS", "PIP_EXTRA_INDEX_URL", "PIP_INDEX_URL", "PIP_NO_INDEX")}
-    env["PIP_CONFIG_FILE"] = os.devnull
-    return env
-
-
-def resolve_requirements(requirements: Path, index_url: str = PYPI, python: str = IMAGE_PYTHON,
-                         glibc_minor: int = IMAGE_GLIBC_MINOR, timeout_s: float = 1200) -> dict:
-    """pip's install report for `requirements` on the image's platform (dry run, metadata only).
-
-    Raises:
-        RuntimeError: the requirements do not resolve; the message ends with pip's own error.
-    """
-    env = isolated_pip_env()
-    with tempfile.TemporaryDirectory() as scratch:
-        wheelhouse, report = Path(scratch) / "wheels", Path(scratch) / "report.json"
-        wheelhouse.mkdir()
-        built: set[str] = set()
-        while True:
-            cmd = [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
-                   "--disable-pip-version-check", "--report", str(report), "--index-url", index_url,
-                   "--find-links", str(wheelhouse), "--python-version", python, "--implementation", "cp",
-                   "--only-binary=:all:", "--use-feature=fast-deps", "-r", str(requirements)]
-            for platform in image_platforms(glibc_minor):
-                cmd += ["--platform", platform]
-            run = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout_s)
-            if run.returncode == 0:
-                return json.loads(report.read_text(encoding="utf-8"))
-            missing = re.search(r"No matching distribution found for (\S+)", run.stderr)
-            if not missing or missing.group(1) in built:
-                raise RuntimeError(_pip_error(run.stderr))
-            # No wheel for the image's platform: build one from the sdist (pure-Python pins such as sqlitedict);
-            # a requirement with no distribution at all fails here with pip's message.
-            spec = missing.group(1)
-            build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--index-url",
-                                    index_url, "-w", str(wheelhouse), spec],
-                                   capture_output=True, text=True, env=env, timeout=timeout_s)
-            if build.returncode != 0:
-                raise RuntimeError(_pip_error(run.stderr))
-            built.add(spec)
-
-
-def _pip_error(stderr: str) -> str:
-    lines = [line for line in stderr.splitlines() if line.strip() and not line.startswith("WARNING")]
-    return "\n".join(lines[-12:])
-
-
-def torch_cuda(report: dict) -> tuple[str, tuple[int, int] | None]:
-    """(torch version, (CUDA major, minor) its wheel requires) from a pip report; None for a CPU wheel."""
-    for item in report.get("install", []):
-        meta = item["metadata"]
-        if meta["name"].lower() != "torch":
-            continue
-        for requirement in meta.get("requires_dist", []):
-            # torch >= 2.10 requires cuda-toolkit[...]==13.0.3; older wheels nvidia-cuda-runtime-cu12==12.8.90
-            found = (re.match(r"cuda-toolkit\b[^=]*==(\d+)\.(\d+)", requirement)
-                     or re.match(r"nvidia-cuda-runtime-cu\d+\s*==\s*(\d+)\.(\d+)", requirement))
-            if found:
-                return meta["version"], (int(found.group(1)), int(found.group(2)))
-        return meta["version"], None
-    raise ValueError("torch is not among the resolved packages")
-
-
-def image_cuda(image: str | None) -> tuple[int, int] | None:
-    """(major, minor) of an `nvidia/cuda:X.Y...` image reference, None for another image."""
-    found = re.match(r"(?:\S+/)?nvidia/cuda:(\d+)\.(\d+)", image or "")
-    return (int(found.group(1)), int(found.group(2))) if found else None
-
-
-def dockerfile_base(dockerfile: Path) -> str | None:
-    """The image of the Dockerfile's first FROM; `${NAME}` there is replaced by the default of `ARG NAME=...`."""
-    text = dockerfile.read_text(encoding="utf-8")
-    found = re.search(r"^FROM\s+(?:--\S+\s+)*(\S+)", text, re.M)  # past --platform=...
-    if not found:
-        return None
-    variable = re.fullmatch(r"\$\{?(\w+)\}?", found.group(1))
-    if not variable:
-        return found.group(1)
-    default = re.search(rf"^ARG\s+{variable.group(1)}=(\S+)", text[:found.start()], re.M)
-    return default.group(1).strip("\"'") if default else None
-
-
-def dockerfile_cuda(dockerfile: Path) -> tuple[int, int] | None:
-    """(major, minor) of the Dockerfile's default `nvidia/cuda:X.Y...` base, None for another base."""
-    return image_cuda(dockerfile_base(dockerfile))
-
-
-def requirements_image(requirements: Path) -> str | None:
-    """The base image a requirements file names in its `# image: <ref>` header line; None without one."""
-    found = re.search(r"^#\s*image:\s*(\S+)", requirements.read_text(encoding="utf-8"), re.M)
-    return found.group(1) if found else None
-
-
-def check_requirements_file(root: Path, name: str, index_url: str = PYPI) -> Result:
-    """One pin set: it resolves, and its torch wheel's CUDA major is its base image's."""
-    path = root / name
-    if not path.exists():
-        return Result("requirements", False, f"{name} is missing", f"restore {name} (docs/gpu.md 'Submitting')")
-    image = requirements_image(path)
-    where = f"the `# image:` line of {name}" if image else "the Dockerfile's ARG CUDA_BASE"
-    image = image or dockerfile_base(root / "Dockerfile")
-    try:
-        report = resolve_requirements(path, index_url)
-    except (RuntimeError, subprocess.TimeoutExpired) as exc:
-        return Result("requirements", False, f"{name} does not resolve for Python {IMAGE_PYTHON} on manylinux "
-                      f"x86_64:\n{exc}", f"change the pins in {name} until pip's error above is gone (vllm pins "
-                      "many of its dependencies)")
-    packages = len(report.get("install", []))
-    try:
-        torch_version, wheel_cuda = torch_cuda(report)
-    except ValueError as exc:
-        return Result("requirements", False, f"{name}: {packages} packages resolve, but {exc}",
-                      "the image needs torch (vllm pins it)")
-    if wheel_cuda is None:
-        return Result("requirements", False, f"{name}: torch {torch_version} resolves as a CPU wheel",
-                      f"let vllm pin torch; do not add a CPU index to {name}")
-    cuda, base_cuda = f"{wheel_cuda[0]}.{wheel_cuda[1]}", image_cuda(image)
-    driver = MIN_DRIVER.get(wheel_cuda[0], "?")
-    if base_cuda is None or base_cuda[0] != wheel_cuda[0]:
-        return Result("requirements", False, f"{name}: torch {torch_version} is a CUDA {cuda} wheel but its base "
-                      f"image {image} is CUDA {base_cuda and '.'.join(map(str, base_cuda))}",
-                      f"set {where} to nvidia/cuda:{cuda}.x-base-ubuntu22.04 (host driver >= {driver})")
-    return Result("requirements", True, f"{name}: {packages} packages resolve; torch {torch_version} is a CUDA "
-                  f"{cuda} wheel on {image}: host driver >= {driver} (minor-version compatibility)")
-
-
-def check_requirements(root: Path = REPO_ROOT, index_url: str = PYPI) -> list[Result]:
-    """Every pin set of IMAGE_REQUIREMENTS, one result each."""
-    return [check_requirements_file(root, name, index_url) for name in IMAGE_REQUIREMENTS]
 
 
 # ------------------------------------------------------------------------------------------ dockerfile
@@ -439,120 +273,12 @@ def check_aicrowd(task: int, root: Path = REPO_ROOT) -> Result:
     return Result("aicrowd", True, f"Task {task}: {meta['challenge_id']}, authors {', '.join(authors)}")
 
 
-# ------------------------------------------------------------------------------------------ history
-SUBMISSION_BRANCH_FIX = ("tag the submission on a branch without this history (README 'Submitting'): git checkout "
-                         "--orphan submission-tree && git commit -m 'submission tree', then tag that commit and push "
-                         "only the tag")
-_WORDS = re.compile(rb"[a-z0-9]+")
-
-
-def _normalised(data: bytes) -> list[bytes]:
-    """Lower-cased words, every run of non-alphanumerics a separator (tests/test_no_crag_data.py's `_norm`)."""
-    return _WORDS.findall(data.lower())
-
-
-def dev_needles(path: Path) -> tuple[dict[bytes, list[bytes]], int]:
-    """The questions and interaction ids of a CRAG file, normalised (" w1 w2 ... "), keyed by their longest word;
-    and how many examples were read. An id is left out when the file has none (the loader's "file:line")."""
-    from evaluation.data import load_examples
-
-    anchors: dict[bytes, list[bytes]] = {}
-    count = 0
-    for example in load_examples(path):
-        count += 1
-        texts = [example["query"]] + ([example["interaction_id"]] if ":" not in example["interaction_id"] else [])
-        for text in texts:
-            words = _normalised(text.encode("utf-8"))
-            if words:
-                needle = b" " + b" ".join(words) + b" "
-                anchors.setdefault(max(words, key=len), []).append(needle)
-    return anchors, count
-
-
-def _holds(data: bytes, anchors: dict[bytes, list[bytes]]) -> bool:
-    words = _normalised(data)
-    present = anchors.keys() & set(words)
-    if not present:
-        return False
-    text = b" " + b" ".join(words) + b" "
-    return any(needle in text for anchor in present for needle in anchors[anchor])
-
-
-def history_hits(root: Path, anchors: dict[bytes, list[bytes]], rev: str = "HEAD") -> tuple[dict[str, str], int]:
-    """The objects of `rev`'s history (file versions and commits, each read once) that hold a needle: sha -> the
-    path of the file version ("" for a commit); and how many objects were read."""
-    listing = subprocess.Popen(["git", "rev-list", "--objects", rev], cwd=root, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE)
-    reader = subprocess.Popen(["git", "cat-file", "--batch=%(objectname) %(objecttype) %(objectsize) %(rest)"],
-                              cwd=root, stdin=listing.stdout, stdout=subprocess.PIPE)
-    listing.stdout.close()
-    hits, read = {}, 0
-    with reader:
-        while header := reader.stdout.readline():
-            parts = header.rstrip(b"\n").split(b" ", 3)
-            if len(parts) < 3:  # "<sha> missing"
-                continue
-            sha, kind, size = parts[0].decode(), parts[1], int(parts[2])
-            data = reader.stdout.read(size)
-            reader.stdout.read(1)
-            if kind not in (b"blob", b"commit") or b"\0" in data[:8000]:  # trees; binary files
-                continue
-            read += 1
-            if _holds(data, anchors):
-                hits[sha] = parts[3].decode("utf-8", "replace") if kind == b"blob" and len(parts) > 3 else ""
-    if listing.wait() != 0:
-        raise RuntimeError(f"git rev-list --objects {rev}: {listing.stderr.read().decode(errors='replace').strip()}")
-    return hits, read
-
-
-def introduced(root: Path, hits: dict[str, str], rev: str = "HEAD") -> list[tuple[str, str]]:
-    """(commit, file) of each commit of `rev`'s history, oldest first, that adds a hit file version (or whose
-    message is a hit: file "its commit message")."""
-    log = subprocess.run(["git", "log", "--reverse", "--format=%H", "--raw", "--no-abbrev", "--no-renames", rev],
-                         cwd=root, capture_output=True, text=True, errors="replace", check=True).stdout
-    found, commit = [], ""
-    for line in log.splitlines():
-        if re.fullmatch(r"[0-9a-f]{40,64}", line):
-            commit = line
-            if commit in hits:
-                found.append((commit, "its commit message"))
-        elif line.startswith(":") and "\t" in line:
-            meta, path = line.split("\t", 1)
-            fields = meta.split()
-            if len(fields) >= 4 and fields[3] in hits:
-                found.append((commit, path))
-    return found
-
-
-def check_history(root: Path = REPO_ROOT, dev_data: str | Path | None = None, rev: str = "HEAD") -> Result:
-    """No question or interaction id of CRAG's dev file in `rev`'s history (module docstring)."""
-    dev = Path(dev_data) if dev_data else root / DEV_DATA
-    if not dev.is_file():
-        return Result("history", True, f"skipped: {dev} (CRAG's dev file, not shipped) is not here, so {rev}'s "
-                      "history was not checked for its questions",
-                      f"put CRAG's dev file at {DEV_DATA} (from the repository) or pass --dev-data FILE", skipped=True)
-    anchors, questions = dev_needles(dev)
-    hits, read = history_hits(root, anchors, rev)
-    commits = subprocess.run(["git", "rev-list", "--count", rev], cwd=root, capture_output=True, text=True,
-                             check=True).stdout.strip()
-    if not hits:
-        return Result("history", True, f"none of the {questions} questions of {dev.name} (nor an interaction id) in "
-                      f"the {commits} commits of {rev}'s history ({read} file versions and messages read)")
-    where = introduced(root, hits, rev)
-    first = (f"the first: commit {where[0][0][:12]}, {where[0][1]}" if where else
-             f"e.g. {next(iter(hits.values())) or 'a commit message'} (brought in by a merge)")
-    files = sum(1 for path in hits.values() if path)
-    return Result("history", False, f"{files} file versions and {len(hits) - files} commit messages of {rev}'s "
-                  f"history ({len({c for c, _ in where})} commits) hold a question or interaction id of {dev.name}; "
-                  f"{first}", SUBMISSION_BRANCH_FIX)
-
-
 def run_preflight(checks: list[str], task: int = 3, profile: str | None = None, index_url: str = PYPI,
                   dev_data: str | Path | None = None) -> int:
     """Runs `checks` (names of CHECKS, in that order) for `task` and `profile` (None: the image's, `image_profile`,
     else DEFAULT_PROFILE), printing one line per result and a summary line; returns the exit status: 1 when a check
     failed (a WARN or SKIP does not fail), else 0. `dev_data`: the CRAG dev file the history check reads (None:
-    `DEV_DATA` from the repository)."""
+    `dev_data_history.DEV_DATA` from the repository)."""
     profile = profile or image_profile() or DEFAULT_PROFILE
     results, weights = [], []
     for name in checks:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import submission.preflight as preflight
+from submission import image_requirements
 from models.config import REPO_ROOT
 from scripts.preflight import main
 from tests.packaged import missing_installed
@@ -20,22 +21,22 @@ def _report(*requires):
 
 
 def test_torch_cuda_is_read_from_the_wheel_metadata():
-    assert preflight.torch_cuda(_report('cuda-toolkit[cublas,cudart]==13.0.3; platform_system == "Linux"',
+    assert image_requirements.torch_cuda(_report('cuda-toolkit[cublas,cudart]==13.0.3; platform_system == "Linux"',
                                         "filelock")) == ("2.13.0", (13, 0))
-    assert preflight.torch_cuda(_report("nvidia-cuda-runtime-cu12==12.8.90; platform_system == 'Linux'")) == (
+    assert image_requirements.torch_cuda(_report("nvidia-cuda-runtime-cu12==12.8.90; platform_system == 'Linux'")) == (
         "2.13.0", (12, 8))
-    assert preflight.torch_cuda(_report("filelock")) == ("2.13.0", None)  # a CPU wheel
+    assert image_requirements.torch_cuda(_report("filelock")) == ("2.13.0", None)  # a CPU wheel
     with pytest.raises(ValueError):
-        preflight.torch_cuda({"install": []})
+        image_requirements.torch_cuda({"install": []})
 
 
 def test_dockerfile_cuda_base(tmp_path):
     dockerfile = tmp_path / "Dockerfile"
     dockerfile.write_text("# a comment\nFROM nvidia/cuda:13.0.2-base-ubuntu22.04\nRUN true\n")
-    assert preflight.dockerfile_cuda(dockerfile) == (13, 0)
+    assert image_requirements.dockerfile_cuda(dockerfile) == (13, 0)
     dockerfile.write_text("FROM python:3.11-slim\n")
-    assert preflight.dockerfile_cuda(dockerfile) is None
-    assert preflight.dockerfile_cuda(REPO_ROOT / "Dockerfile")[0] == 13
+    assert image_requirements.dockerfile_cuda(dockerfile) is None
+    assert image_requirements.dockerfile_cuda(REPO_ROOT / "Dockerfile")[0] == 13
 
 
 def test_dockerfile_base_from_an_arg_default(tmp_path):
@@ -43,14 +44,14 @@ def test_dockerfile_base_from_an_arg_default(tmp_path):
     is the image; an ARG after FROM or a FROM with no default names none."""
     dockerfile = tmp_path / "Dockerfile"
     dockerfile.write_text("# c\nARG CUDA_BASE=nvidia/cuda:13.0.2-base-ubuntu22.04\nFROM ${CUDA_BASE}\nRUN true\n")
-    assert preflight.dockerfile_base(dockerfile) == "nvidia/cuda:13.0.2-base-ubuntu22.04"
-    assert preflight.dockerfile_cuda(dockerfile) == (13, 0)
+    assert image_requirements.dockerfile_base(dockerfile) == "nvidia/cuda:13.0.2-base-ubuntu22.04"
+    assert image_requirements.dockerfile_cuda(dockerfile) == (13, 0)
     dockerfile.write_text('ARG BASE="docker.io/nvidia/cuda:12.8.1-base-ubuntu22.04"\n'
                           "FROM --platform=linux/amd64 $BASE AS a\n")
-    assert preflight.dockerfile_cuda(dockerfile) == (12, 8)
+    assert image_requirements.dockerfile_cuda(dockerfile) == (12, 8)
     dockerfile.write_text("FROM ${CUDA_BASE}\nARG CUDA_BASE=nvidia/cuda:13.0.2-base-ubuntu22.04\n")
-    assert preflight.dockerfile_base(dockerfile) is None and preflight.dockerfile_cuda(dockerfile) is None
-    assert preflight.dockerfile_base(REPO_ROOT / "Dockerfile").startswith("nvidia/cuda:13.")
+    assert image_requirements.dockerfile_base(dockerfile) is None and image_requirements.dockerfile_cuda(dockerfile) is None
+    assert image_requirements.dockerfile_base(REPO_ROOT / "Dockerfile").startswith("nvidia/cuda:13.")
     assert "ARG CUDA_BASE=" in (REPO_ROOT / "Dockerfile").read_text() and "ARG REQUIREMENTS=" in (
         REPO_ROOT / "Dockerfile").read_text()
 
@@ -59,15 +60,15 @@ def test_the_fallback_pin_set_names_its_base_image(tmp_path):
     """requirements-cu12.txt names its base in an `# image:` line; requirements.txt has none (the Dockerfile's
     default is its base), and both are pin sets the requirements check resolves."""
     fallback = REPO_ROOT / "requirements-cu12.txt"
-    assert preflight.requirements_image(fallback) == "nvidia/cuda:12.8.1-base-ubuntu22.04"
-    assert preflight.image_cuda(preflight.requirements_image(fallback)) == (12, 8)
+    assert image_requirements.requirements_image(fallback) == "nvidia/cuda:12.8.1-base-ubuntu22.04"
+    assert image_requirements.image_cuda(image_requirements.requirements_image(fallback)) == (12, 8)
     text = fallback.read_text()
     assert "vllm==0.19.1" in text.splitlines() and "--build-arg CUDA_BASE=nvidia/cuda:12.8.1-base-ubuntu22.04" in text
     assert "--build-arg REQUIREMENTS=requirements-cu12.txt" in text
-    assert preflight.requirements_image(REPO_ROOT / "requirements.txt") is None
-    assert preflight.IMAGE_REQUIREMENTS == ("requirements.txt", "requirements-cu12.txt")
+    assert image_requirements.requirements_image(REPO_ROOT / "requirements.txt") is None
+    assert image_requirements.IMAGE_REQUIREMENTS == ("requirements.txt", "requirements-cu12.txt")
     (tmp_path / "r.txt").write_text("# a comment\n#image:  nvidia/cuda:13.0.2-base-ubuntu22.04  \nvllm==1\n")
-    assert preflight.requirements_image(tmp_path / "r.txt") == "nvidia/cuda:13.0.2-base-ubuntu22.04"
+    assert image_requirements.requirements_image(tmp_path / "r.txt") == "nvidia/cuda:13.0.2-base-ubuntu22.04"
 
 
 def _pin_sets(tmp_path, fallback_image="nvidia/cuda:12.8.1-base-ubuntu22.04"):
@@ -84,7 +85,7 @@ _CU12 = "nvidia-cuda-runtime-cu12==12.8.90; platform_system == 'Linux'"
 def test_each_pin_set_is_checked_against_its_own_base(tmp_path, monkeypatch, capsys):
     """No network: pip's report is faked per file. Each file gets its line, with the driver its CUDA needs."""
     reports = {"requirements.txt": _report(_CU13), "requirements-cu12.txt": _report(_CU12)}
-    monkeypatch.setattr(preflight, "resolve_requirements", lambda path, index_url=None: reports[path.name])
+    monkeypatch.setattr(image_requirements, "resolve_requirements", lambda path, index_url=None: reports[path.name])
     results = preflight.check_requirements(_pin_sets(tmp_path))
     assert [r.ok for r in results] == [True, True], [r.line() for r in results]
     assert results[0].detail.startswith("requirements.txt: 2 packages resolve; torch 2.13.0 is a CUDA 13.0 wheel on "
@@ -100,7 +101,7 @@ def test_each_pin_set_is_checked_against_its_own_base(tmp_path, monkeypatch, cap
 def test_a_torch_wheel_of_another_cuda_than_its_base_fails_with_the_fix(tmp_path, monkeypatch, capsys):
     """A CUDA 12 torch on the CUDA 13 default base (requirements.txt), and a fallback whose `# image:` line names a
     CUDA 13 base: each fails, naming the line to change and the driver."""
-    monkeypatch.setattr(preflight, "resolve_requirements", lambda path, index_url=None: _report(_CU12))
+    monkeypatch.setattr(image_requirements, "resolve_requirements", lambda path, index_url=None: _report(_CU12))
     root = _pin_sets(tmp_path, fallback_image="nvidia/cuda:13.0.2-base-ubuntu22.04")
     default, fallback = preflight.check_requirements(root)
     assert not default.ok and "torch 2.13.0 is a CUDA 12.8 wheel but its base image nvidia/cuda:13.0.2" in (
@@ -117,14 +118,14 @@ def test_a_torch_wheel_of_another_cuda_than_its_base_fails_with_the_fix(tmp_path
 
 
 def test_image_platforms_cover_older_manylinux_tags():
-    tags = preflight.image_platforms(35)
+    tags = image_requirements.image_platforms(35)
     assert tags[0] == "manylinux_2_35_x86_64" and "manylinux_2_17_x86_64" in tags and "manylinux2014_x86_64" in tags
 
 
 def test_pip_runs_isolated_from_local_package_sources(monkeypatch):
     monkeypatch.setenv("PIP_FIND_LINKS", "/opt/wheels")
     monkeypatch.setenv("PIP_EXTRA_INDEX_URL", "file:///somewhere")
-    env = preflight.isolated_pip_env()
+    env = image_requirements.isolated_pip_env()
     assert "PIP_FIND_LINKS" not in env and "PIP_EXTRA_INDEX_URL" not in env and env["PIP_CONFIG_FILE"]
 
 

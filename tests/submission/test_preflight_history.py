@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 import submission.preflight as preflight
+from submission import dev_data_history
 from models.config import REPO_ROOT
 from scripts.preflight import main
 
-DEV_DATA = REPO_ROOT / preflight.DEV_DATA
+DEV_DATA = REPO_ROOT / dev_data_history.DEV_DATA
 QUESTIONS = [  # made up for this test: not CRAG's
     {"interaction_id": "0f3c9a7e-5b21-4d8e-9a61-2c7f4e8b1d90", "query": "How many moons does the planet Zorblax have?",
      "answer": "seven"},
