@@ -45,224 +45,28 @@ loads a model unless a step needs it, so a rerun of a finished run takes seconds
 from __future__ import annotations
 
 import dataclasses
-import gc
-import importlib.util
 import json
 import logging
 import os
-import re
 import time
-from contextlib import ExitStack
-from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import islice
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
+from training.adapter_folders import adapter_dirs, lfs_lines
+from training.adapter_settings import ADAPTERS, LABELLED, MakeAdaptersError, Settings
+from training.labelling_session import MOCK_API_ENV, Session, default_device, labelling_overrides
 from training.resumable import StepState, file_fingerprint, fingerprint, model_fingerprint, read_json, write_json
 
 log = logging.getLogger(__name__)
 
-ADAPTERS = ("web_answer", "kg_answer", "api_generation")
-LABELLED = ("web_answer", "kg_answer")
-SEED_EXTRA = ("data/kg/api_train_seed.jsonl",)
-MOCK_API_ENV = "CRAG_MOCK_API_URL"
 MARKER = "make_adapters.json"  # in each adapter folder: the fingerprint it was trained for
-LFS_PATTERN = "*.safetensors"
-
-
-class MakeAdaptersError(RuntimeError):
-    """A step cannot go on (e.g. no training record for an adapter); the message says why and where to look."""
-
-
-@dataclass(frozen=True)
-class Settings:
-    data: str  # CRAG file (any format evaluation.data reads)
-    base: str  # the base model's HF folder (or any llm.path spec)
-    profile: str = "g4dn"
-    overrides: Mapping[str, object] = field(default_factory=dict)  # --set KEY=VALUE, applied last
-    work: str = "outputs/adapters"
-    adapters_dir: str | None = None  # None: where the profile's llm.adapters point
-    limit: int | None = None  # first N questions of the split
-    split: str = "all"  # all | 0 | 1
-    judge: str = "llm"  # llm | rules
-    server_url: str | None = None
-    server_model: str | None = None
-    device: str | None = None  # None: cuda when available, else cpu
-    batch_size: int = 8
-    max_per_template: int | None = 20
-    max_templates: int | None = None
-    extra: tuple[str, ...] = SEED_EXTRA
-    max_steps: int = 0  # 0: train_lora's epochs
-    max_length: int = 2048
-    qlora: str = "off"
-    seed: int = 0
-    without_kg_answer: bool = False  # train web_answer and api_generation only (the KG check then only informs)
-
-
-# ---------------------------------------------------------------------------------------------- pure helpers
-def default_device() -> str:
-    import torch
-
-    return "cuda" if torch.cuda.is_available() else "cpu"
-
-
-CPU_KV_CACHE_BYTES = 1 << 30  # vLLM on CPU: the labelling engine's KV cache (cpu-vllm's size)
-
-
-def labelling_overrides(settings: Settings, profile_llm, device: str, vllm_importable: bool | None = None,
-                        gpus: int = 0) -> dict:
-    """The profile overrides of the labelling model (module docstring); `settings.overrides` win."""
-    if vllm_importable is None:
-        vllm_importable = importlib.util.find_spec("vllm") is not None
-    overrides: dict = {"llm.path": settings.base, "llm.adapters": {}, "kg.api_adapter": None,
-                       "llm.device": device, "embedder.device": device, "web.reranker.device": device}
-    if settings.server_url:
-        if not settings.server_model:
-            raise MakeAdaptersError("--server-url needs --server-model (the served name of BASE)")
-        overrides |= {"llm.backend": "openai", "llm.server.base_url": settings.server_url,
-                      "llm.server.model": settings.server_model, "llm.server.adapter_models": {}}
-    elif profile_llm.backend == "vllm" and vllm_importable and device.startswith("cuda"):
-        overrides["llm.backend"] = "vllm"
-        if gpus:
-            overrides["llm.tensor_parallel_size"] = min(profile_llm.tensor_parallel_size, gpus)
-    elif profile_llm.backend == "vllm" and vllm_importable:  # vLLM's CPU build (make setup VLLM=1)
-        overrides |= {"llm.backend": "vllm", "llm.tensor_parallel_size": 1, "llm.gpu": "",
-                      "llm.kv_cache_bytes": CPU_KV_CACHE_BYTES}
-    elif profile_llm.backend != "openai":
-        overrides["llm.backend"] = "hf"
-    if device == "cpu":
-        overrides |= {"llm.dtype": "float32", "embedder.fp16": False, "web.reranker.fp16": False}
-    return overrides | dict(settings.overrides)
-
-
-def adapter_dirs(config, adapters_dir: str | Path | None = None) -> dict[str, Path]:
-    """Where each adapter goes: `adapters_dir/<name>`, or the profile's `llm.adapters` entry (models-dir-relative)."""
-    dirs = {}
-    for name in ADAPTERS:
-        if adapters_dir is not None:
-            dirs[name] = Path(adapters_dir) / name
-            continue
-        spec = config.llm.adapters.get(name)
-        if not spec:
-            raise MakeAdaptersError(f"profile {config.name!r} names no llm.adapters.{name}; "
-                                    f"give --adapters-dir DIR or --set llm.adapters.{name}=PATH")
-        dirs[name] = Path(spec) if Path(spec).is_absolute() else Path(config.models_dir) / spec
-    return dirs
-
-
-def ignoring_rule(relative: str, gitignore: str) -> str | None:
-    """The .gitignore line that ignores `relative` (a repo-relative folder) or a folder above it, else None.
-    Plain folder and file rules only (no globs, no negation): what this repository's .gitignore uses."""
-    for line in gitignore.splitlines():
-        rule = line.strip()
-        if not rule or rule.startswith(("#", "!")) or any(c in rule for c in "*?["):
-            continue
-        path = rule.strip("/")
-        anchored = rule.startswith("/") or "/" in path
-        candidates = [relative] if anchored else relative.split("/")
-        if anchored and (relative == path or relative.startswith(path + "/")):
-            return rule
-        if not anchored and path in candidates:
-            return rule
-    return None
-
-
-def lfs_lines(dirs: Mapping[str, Path], repo_root: Path, gitignore: str = "") -> list[str]:
-    """The commands that commit the adapter folders with git-LFS (weights as LFS objects), as lines to print."""
-    root = Path(repo_root).resolve()
-    inside, outside = {}, {}
-    for name, folder in dirs.items():
-        folder = Path(folder).resolve()
-        (inside if folder.is_relative_to(root) else outside)[name] = folder
-    lines = [f"# {folder} is outside the repository: copy it into the models dir where the profile's "
-             f"llm.adapters.{name} points (models/adapters/{name}) before committing"
-             for name, folder in outside.items()]
-    if not inside:
-        return lines
-    relative = {name: folder.relative_to(root).as_posix() for name, folder in inside.items()}
-    rules = sorted({rule for path in relative.values() if (rule := ignoring_rule(path, gitignore))})
-    lines.append("git lfs install")
-    for rule in rules:
-        lines.append(f"sed -i '/^{_sed_escape(rule)}$/d' .gitignore   # un-ignore: .gitignore has {rule}")
-    for parent in sorted({str(Path(p).parent.as_posix()) for p in relative.values()}):
-        lines.append(f'git lfs track "{parent}/**/{LFS_PATTERN}"')
-    lines.append("git add .gitattributes" + (" .gitignore" if rules else "") + " " + " ".join(relative.values()))
-    lines.append(f'git commit -m "adapters: {", ".join(relative)} (make adapters)"')
-    return lines
-
-
-def _sed_escape(text: str) -> str:
-    return re.sub(r"([\\/.*\[\]^$])", r"\\\1", text)
 
 
 def counts_text(counts: Mapping) -> str:
     return ", ".join(f"{value} {key}" if not isinstance(value, Mapping) else f"{key} {dict(value)}"
                      for key, value in counts.items())
-
-
-# ---------------------------------------------------------------------------------------------- the loaded pieces
-class Session:
-    """The mock API, the labelling profile, model, embedder and KG pathway: each started on first use (a rerun
-    whose data steps are done loads none of them) and released by `close` (before training needs the GPU)."""
-
-    def __init__(self, profile: str, overrides: Mapping, say: Callable[[str], None]):
-        self.profile = profile
-        self.overrides = dict(overrides)
-        self.say = say
-        self._stack = ExitStack()
-
-    @cached_property
-    def mock_url(self) -> str:
-        url = os.environ.get(MOCK_API_ENV)
-        if url:
-            self.say(f"mock API: {url} (${MOCK_API_ENV})")
-            return url
-        from mock_api.server import running_server
-
-        url = self._stack.enter_context(running_server())
-        self.say(f"mock API: the bundled fixture KG at {url} (no ${MOCK_API_ENV}): kg_answer contexts and the API "
-                 "targets are then checked against the bundled KG, not CRAG's; it stops when the data steps end")
-        return url
-
-    @cached_property
-    def config(self):
-        from models.config import load_config
-
-        return load_config(self.profile, self.overrides | {"kg.api_url": self.mock_url})
-
-    @cached_property
-    def generator(self):
-        from models.llm.generator import make_generator
-
-        self.say(f"loading the labelling model: {self.config.llm.path} ({self.config.llm.backend} backend)")
-        return make_generator(self.config.llm, self.config.models_dir)
-
-    @cached_property
-    def embedder(self):
-        from models.embedder import Embedder
-
-        return Embedder.from_config(self.config.embedder, self.config.models_dir)
-
-    @cached_property
-    def kg(self):
-        from models.kg.pathway import KGPathway
-
-        return KGPathway.from_config(self.config.kg, embedder=self.embedder)
-
-    def close(self) -> None:
-        generator = self.__dict__.pop("generator", None)
-        if generator is not None and hasattr(generator, "close"):
-            generator.close()  # vllm: stops the engine's processes and frees the GPU
-        for name in ("kg", "embedder", "config", "mock_url"):
-            self.__dict__.pop(name, None)
-        del generator
-        self._stack.close()
-        gc.collect()
-        import torch
-
-        if torch.cuda.is_available():
-            torch.cuda.empty_cache()
 
 
 # ---------------------------------------------------------------------------------------------- the command

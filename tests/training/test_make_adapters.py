@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from scripts.make_adapters import parse_args
+from training import adapter_folders
 from training import make_adapters as ma
 
 SAMPLE = "data/sample/crag_sample.jsonl"
@@ -196,10 +197,10 @@ def test_lfs_lines_un_ignore_track_add_and_commit(tmp_path):
 
 def test_ignoring_rule_matches_folders_and_names():
     rules = "/models/adapters/\n__pycache__/\n# models/kept\n"
-    assert ma.ignoring_rule("models/adapters/kg_answer", rules) == "/models/adapters/"
-    assert ma.ignoring_rule("models/adapters_cpu/api_generation", rules) is None
-    assert ma.ignoring_rule("a/__pycache__/b", rules) == "__pycache__/"
-    assert ma.ignoring_rule("models/kept", rules) is None
+    assert adapter_folders.ignoring_rule("models/adapters/kg_answer", rules) == "/models/adapters/"
+    assert adapter_folders.ignoring_rule("models/adapters_cpu/api_generation", rules) is None
+    assert adapter_folders.ignoring_rule("a/__pycache__/b", rules) == "__pycache__/"
+    assert adapter_folders.ignoring_rule("models/kept", rules) is None
 
 
 def test_the_script_reads_set_values_as_yaml():
