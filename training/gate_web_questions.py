@@ -35,19 +35,16 @@ Design decisions:
 """
 from __future__ import annotations
 
-import html
 import json
 import random
-import re
 from collections import Counter
-from dataclasses import dataclass
-from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from models.date_words import MONTHS
 from models.jsonl import read_jsonl
 from training.api_templates import FixtureKG, Template, TemplateExample, generate, split_examples, templates
+from training.gate_web_pages import (Fact, comparison_page, gold_answer, is_future, label_of, max_page_age, page_age,
+                                     page_text, qa_page, record_page, states, subject_of, value_text)
 
 CASES = ("stated", "absent", "conflict")
 CASE_SHARES = (0.60, 0.25, 0.15)  # the brief's mix; the remainder after rounding goes to "stated"
@@ -58,183 +55,12 @@ DEFAULT_OUT = "data/gate/gate_questions.jsonl"
 REPO = Path(__file__).resolve().parents[1]
 REPORTED = ("data/sample/crag_sample.jsonl", "data/sample/crag_sample_task3.jsonl",
             "data/acceptance/kg_unseen.jsonl")  # the gate is reported on these: never fitted on their questions
-_SPLIT_ORDER = ("heldout_entities", "heldout_templates", "train")  # preference when picking questions
-
-# Slot keys in the order a subject names them; start/end are the month's bounds, already named by "month".
-_SUBJECT_KEYS = ("entity", "movie", "person", "character", "artist", "song", "company", "ticker", "team", "rank",
-                 "year", "id", "month", "date")
-_SITES = {
-    "movie": ("filmledger.example.com", "cinemarecords.example.org", "screenfacts.example.net"),
-    "music": ("chartnotes.example.com", "soundarchive.example.org", "musicfacts.example.net"),
-    "finance": ("marketdesk.example.com", "tickerwatch.example.org", "stockfacts.example.net"),
-    "sports": ("boxscores.example.com", "matchcentre.example.org", "scorefacts.example.net"),
-    "open": ("worldalmanac.example.org", "factbook.example.com", "knowledgebase.example.net"),
-}
-_QA_SITE = "askanything.example.com"
-# Labels the template id does not spell well; the rest are the id without its domain prefix, "_" as a space.
-_LABELS = {
-    "movie_year": "release year", "movie_length": "running time (minutes)", "movie_title": "exact title",
-    "movie_rating": "average rating", "person_birthday": "birthday", "person_acted_count": "number of films acted in",
-    "person_directed_count": "number of films directed", "person_oscar_nominations": "oscar nominations",
-    "person_oscar_wins": "oscar wins", "movie_director": "director", "movie_composer": "composer",
-    "crew_job": "job on the film", "director_birthday": "director's birthday", "character_actor": "played by",
-    "actor_character": "character played", "cast_size": "credited cast size", "actor_movie_count": "films acted in",
-    "actor_latest_movie": "most recent film", "actor_first_movie": "first film", "franchise_titles": "titles",
-    "movie_by_id": "movie with this id", "person_by_id": "person with this id", "best_picture": "best picture winner",
-    "movie_oscar_categories": "oscar categories won", "movie_oscar_count": "oscar nominations",
-    "band_formed": "year formed", "artist_country": "country", "band_size": "number of members",
-    "band_members": "members", "artist_works": "songs", "song_author": "written by",
-    "song_country": "country of first release", "artist_first_song": "earliest song",
-    "billboard_rank_song": "song at this rank", "billboard_rank_artist": "artist at this rank",
-    "billboard_song_rank": "hot 100 rank", "billboard_song_weeks": "weeks on the hot 100",
-    "billboard_song_peak": "peak position", "billboard_song_last_week": "rank the week before",
-    "grammy_song_count": "grammy wins", "grammy_album_of_the_year": "album of the year",
-    "grammy_best_new_artist": "best new artist", "grammy_song_of_the_year": "song of the year",
-    "grammy_person_years": "years with a grammy win", "grammy_person_count": "grammy awards won",
-    "best_new_artists": "best new artist winners", "best_new_artist_count": "best new artist winners (count)",
-    "price_open": "opening price", "price_close": "closing price", "price_high": "day's high",
-    "price_low": "day's low", "price_volume": "trading volume", "close_yesterday": "previous day's close",
-    "month_average_close": "average closing price", "month_highest_close": "highest closing price",
-    "market_cap": "market capitalisation", "pe_ratio": "p/e ratio", "eps": "earnings per share",
-    "info_longName": "full company name", "info_previousClose": "previous close", "info_currentPrice":
-    "current price", "info_volume": "volume today", "info_trailingPE": "trailing p/e", "info_trailingEps":
-    "trailing eps", "info_dividendRate": "annual dividend", "info_dividendYield": "dividend yield",
-    "info_fiftyTwoWeekHigh": "52-week high", "info_fiftyTwoWeekLow": "52-week low",
-    "last_dividend_date": "last dividend paid on", "last_dividend_amount": "last dividend amount",
-    "dividends_2023": "dividends paid in the last full year", "company_ticker": "ticker symbol",
-    "company_listed_name": "listed name", "minute_bar_count": "one-minute bars recorded",
-    "minute_high": "highest one-minute price", "nba_pts": "points scored", "nba_opponent": "opponent",
-    "nba_opponent_pts": "points allowed", "nba_result": "result", "nba_venue": "venue",
-    "nba_ast": "assists", "nba_reb": "rebounds", "nba_tov": "turnovers", "nba_fg3m": "three-pointers made",
-    "nba_play_by_play_events": "play-by-play events", "nba_last_opponent": "last opponent",
-    "nba_last_points": "points in the last game", "soccer_gf": "goals scored", "soccer_ga": "goals conceded",
-    "soccer_venue": "venue", "soccer_last_opponent": "last opponent",
-    "soccer_last_goals": "goals in the last game", "soccer_next_opponent": "next opponent",
-    "soccer_next_date": "next match date", "open_area_km2": "area (square kilometres)",
-    "open_born": "born", "open_grand_slam_singles_titles": "grand slam singles titles",
-    "open_admitted_to_union": "admitted to the union", "open_founder_birthplace": "founder's birthplace",
-    "open_founder_born": "founder's birth date", "open_capital_population": "population of the capital",
-    "open_capital_country": "country of the capital", "open_largest_city_population":
-    "population of the largest city", "open_population_estimate": "estimated population",
-}
 _MULTI_HOP = {"director_birthday", "open_founder_birthplace", "open_founder_born", "open_capital_population",
               "open_capital_country", "open_largest_city_population"}  # a second lookup on the first one's answer
-_PREFIXES = ("movie_", "open_", "info_", "nba_", "soccer_", "artist_", "person_", "song_", "company_")
-_FILLER = (
-    "Figures on this page are compiled from public listings and checked by our editors.",
-    "Spotted a mistake? Use the feedback link at the bottom of the page and we will look into it.",
-    "This entry is part of our reference collection and is updated when new information comes in.",
-    "Related entries are linked below; values may differ slightly between sources.",
-    "Our editors keep this page short: the key facts first, the background after.",
-    "See the full profile for more details, sources and the edit history of this entry.",
-    "Values are shown as the original source reports them; rounding may differ from other sites.",
-    "Entries are reviewed regularly, but some details may lag behind the latest announcements.",
-    "Readers often ask about the same facts, so the most requested ones are gathered at the top.",
-    "Background, history and context for this entry can be found in the sections that follow.",
-    "Where sources disagree, we list the figure most widely reported and note the alternatives.",
-    "This page is maintained by volunteers; corrections with a source are always welcome.",
-)
-_QA_LEADS = ("Best answer:", "Top answer (voted by readers):", "Answered by a community member:")
-
-
-@dataclass(frozen=True)
-class Fact:
-    """One template filling: who it is about, which attribute, and the value as a page writes it."""
-
-    template: str
-    domain: str
-    subject_key: tuple  # the filling's slots, sorted: fillings sharing it are about the same thing
-    subject: str  # as a page names it ("Inception", "AAPL on 2024-01-10")
-    label: str
-    value: str  # display text, original case
-    expected: tuple
+_SPLIT_ORDER = ("heldout_entities", "heldout_templates", "train")  # preference when picking questions
 
 
 # ------------------------------------------------------------------------------------------------ formatting
-
-def _number_text(value) -> str:
-    if isinstance(value, float):
-        rounded = round(value, 2) if abs(value) >= 1 else round(value, 4)
-        return str(int(rounded)) if rounded == int(rounded) and abs(rounded) >= 1000 else str(rounded)
-    return str(value)
-
-
-def value_text(expected: Sequence) -> str:
-    """The expected items as one display string (numbers rounded as a page would print them)."""
-    return ", ".join(_number_text(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v)
-                     for v in expected)
-
-
-_ISO = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
-
-
-def gold_answer(expected: Sequence) -> tuple[str, list[str]]:
-    """(answer, alt_ans) for an expected answer: lower-case text, and other spellings of the same value."""
-    answer = value_text(expected).lower()
-    alts = []
-    if len(expected) == 1:
-        item = expected[0]
-        iso = _ISO.match(str(item))
-        if iso:
-            alts.append(f"{MONTHS[int(iso[2]) - 1]} {int(iso[3])}, {iso[1]}")
-        if isinstance(item, int) and not isinstance(item, bool) and abs(item) >= 10000:
-            alts.append(f"{item:,}")
-    elif len(expected) > 1:
-        items = [value_text([v]).lower() for v in expected]
-        alts.append(", ".join(items[:-1]) + " and " + items[-1])
-    return answer, [a for a in alts if a != answer]
-
-
-def label_of(template_id: str) -> str:
-    if template_id in _LABELS:
-        return _LABELS[template_id]
-    name = template_id
-    for prefix in _PREFIXES:
-        if name.startswith(prefix):
-            name = name[len(prefix):]
-            break
-    return name.replace("_", " ")
-
-
-def _title(text: str) -> str:
-    return " ".join(w if any(c.isupper() for c in w) else w[:1].upper() + w[1:] for w in str(text).split())
-
-
-def subject_of(slots: dict, entities: Sequence[str]) -> str:
-    """How a page names what a filling is about: the entity, then its person or character, then the date."""
-    names = []
-    for key in _SUBJECT_KEYS:
-        if key not in slots:
-            continue
-        value = str(slots[key])
-        if key == "ticker":  # some price templates name the company instead of the ticker
-            names.append(value.upper() if len(value) <= 5 else _title(value))
-        elif key == "date":
-            names.append(f"on {value}")
-        elif key == "month":
-            names.append(f"in {value}")
-        elif key == "rank":
-            names.append(f"Hot 100 No. {value}")
-        elif key == "id":
-            names.append(f"id {value}")
-        elif key == "year":
-            names.append(f"({value})")
-        else:
-            names.append(_title(value))
-    if not slots or set(slots) == {"year"}:  # "oscars 2011", "grammy best new artists": the entity names it
-        names = [_title(entities[0]) if entities else ""]
-    return " ".join(n for n in names if n).strip()
-
-
-def _norm(text: str) -> str:
-    # The comparison of tests/test_no_crag_data.py: lower case, runs of non-alphanumerics as one space.
-    return " " + " ".join(re.sub(r"[^a-z0-9]+", " ", text.lower()).split()) + " "
-
-
-def states(text: str, answers: Iterable[str]) -> bool:
-    """True when `text` holds any of `answers` as whole words (case and punctuation ignored)."""
-    haystack = _norm(text)
-    return any(_norm(a).strip() and _norm(a) in haystack for a in answers)
 
 
 # ------------------------------------------------------------------------------------------------ facts
@@ -297,121 +123,6 @@ def pick_questions(examples: Sequence[TemplateExample], splits: dict[str, list[T
 
 # ------------------------------------------------------------------------------------------------ pages
 
-def _modified(query_time: str, days_before: int, rng: random.Random) -> str:
-    when = datetime.strptime(query_time, "%m/%d/%Y, %H:%M:%S PT") - timedelta(days=days_before,
-                                                                              minutes=rng.randrange(0, 1440))
-    days, months = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"), ("Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                                                     "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-    return (f"{days[when.weekday()]}, {when.day:02d} {months[when.month - 1]} {when.year} "
-            f"{when:%H:%M:%S} GMT")
-
-
-def _max_age(fact: Fact, query_time: str, default: int = 2500) -> int:
-    """Days a page about `fact` may be older than the question: none is written before the day it reports
-    (a game's score, a day's price), so the cap is the days since the subject's date (at least 1)."""
-    slots = dict(fact.subject_key)
-    day = slots.get("date") or slots.get("end")
-    if not day or not _ISO.match(day):
-        return default
-    asked = datetime.strptime(query_time, "%m/%d/%Y, %H:%M:%S PT").date()
-    return max(1, min(default, (asked - datetime.strptime(day, "%Y-%m-%d").date()).days - 1))
-
-
-def _future(fact: Fact, query_time: str) -> bool:
-    """True when `fact` reports a day less than three days before the question (or after it): a near miss or an
-    unrelated page about it could not yet be written well before the question, so none is shown."""
-    day = dict(fact.subject_key).get("date") or dict(fact.subject_key).get("end")
-    if not day or not _ISO.match(day):
-        return False
-    asked = datetime.strptime(query_time, "%m/%d/%Y, %H:%M:%S PT").date()
-    return (asked - datetime.strptime(day, "%Y-%m-%d").date()).days < 3
-
-
-def _age(fact: Fact, query_time: str, low: int, high: int, rng: random.Random) -> int:
-    cap = _max_age(fact, query_time)
-    return rng.randint(min(low, cap), min(high, cap))
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60] or "page"
-
-
-def _esc(text: str) -> str:
-    return html.escape(str(text), quote=False)
-
-
-def _page(site: str, title: str, body: list[str], rng: random.Random) -> str:
-    # Padding sentences carry no facts and no digits: they make pages a realistic ~1-1.5 kB to chunk.
-    filler = rng.sample(_FILLER, 5)
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{_esc(title)} - {site}</title></head><body>\n"
-            f"<nav class=\"top\"><a href=\"/\">{site}</a> <a href=\"/browse\">Browse</a> "
-            "<a href=\"/search\">Search</a></nav>\n"
-            f"<main><h1>{_esc(title)}</h1>\n<p class=\"intro\">{filler[0]}</p>\n" + "\n".join(body) +
-            f"\n<p class=\"note\">{' '.join(filler[1:])}</p></main>\n"
-            f"<footer><a href=\"/privacy\">Privacy</a> | <a href=\"/terms\">Terms</a></footer>\n"
-            "</body></html>")
-
-
-def _sentence(fact: Fact, rng: random.Random) -> str:
-    forms = ("The {label} of {subject} is {value}.", "For {subject}, the {label} is listed as {value}.",
-             "{Subject}: {label} {value}.", "Records give {value} as the {label} of {subject}.")
-    form = rng.choice(forms)
-    return form.format(label=fact.label, subject=fact.subject, value=fact.value,
-                       Subject=fact.subject[:1].upper() + fact.subject[1:])
-
-
-def record_page(subject: str, facts: Sequence[Fact], domain: str, query_time: str, days_before: int,
-                rng: random.Random, shape: str | None = None) -> dict:
-    """A page about one subject listing `facts` (its attributes) as prose, a table, a list or sections."""
-    shape = shape or rng.choice(("prose", "table", "list", "sections"))
-    site = rng.choice(_SITES[domain])
-    if shape == "prose":
-        body = [f"<p>{_esc(' '.join(_sentence(f, rng) for f in facts))}</p>"]
-    elif shape == "table":
-        rows = "".join(f"<tr><th>{_esc(f.label)}</th><td>{_esc(f.value)}</td></tr>" for f in facts)
-        body = [f"<table class=\"infobox\"><caption>{_esc(subject)}</caption>{rows}</table>"]
-    elif shape == "list":
-        items = "".join(f"<li><b>{_esc(f.label[:1].upper() + f.label[1:])}</b>: {_esc(f.value)}</li>"
-                        for f in facts)
-        body = [f"<h2>Key facts</h2><ul>{items}</ul>"]
-    else:
-        body = [f"<h2>{_esc(f.label[:1].upper() + f.label[1:])}</h2><p>{_esc(_sentence(f, rng))}</p>" for f in facts]
-    title = f"{subject}: " + ", ".join(f.label for f in facts[:2]) if len(facts) <= 2 else f"{subject} - profile"
-    snippet = _sentence(facts[0], rng) if facts else f"About {subject}."
-    return _result(title, f"https://{site}/{_slug(domain)}/{_slug(subject)}", snippet,
-                   _page(site, title, body, rng), query_time, days_before, rng)
-
-
-def comparison_page(label: str, facts: Sequence[Fact], domain: str, query_time: str, days_before: int,
-                    rng: random.Random) -> dict:
-    """A table of one attribute across several subjects (one template's fillings)."""
-    site = rng.choice(_SITES[domain])
-    rows = "".join(f"<tr><td>{_esc(f.subject)}</td><td>{_esc(f.value)}</td></tr>" for f in facts)
-    title = f"{label[:1].upper() + label[1:]}: comparison"
-    body = [f"<table class=\"data\"><thead><tr><th>Name</th><th>{_esc(label)}</th></tr></thead>"
-            f"<tbody>{rows}</tbody></table>"]
-    return _result(title, f"https://{site}/compare/{_slug(label)}", _sentence(facts[0], rng),
-                   _page(site, title, body, rng), query_time, days_before, rng)
-
-
-def qa_page(question: str, fact: Fact, query_time: str, days_before: int, rng: random.Random) -> dict:
-    """A question-and-answer post whose accepted answer states `fact` (the question in another phrasing)."""
-    body = [f"<h2>{_esc(question)}</h2>",
-            f"<div class=\"answer\"><p><b>{rng.choice(_QA_LEADS)}</b> {_esc(_sentence(fact, rng))}</p></div>"]
-    return _result(question, f"https://{_QA_SITE}/questions/{_slug(question)}", _sentence(fact, rng),
-                   _page(_QA_SITE, question, body, rng), query_time, days_before, rng)
-
-
-def _result(name: str, url: str, snippet: str, page: str, query_time: str, days_before: int,
-            rng: random.Random) -> dict:
-    return {"page_name": name, "page_url": url, "page_snippet": snippet[:200], "page_result": page,
-            "page_last_modified": _modified(query_time, days_before, rng)}
-
-
-def page_text(result: dict) -> str:
-    return " ".join((result["page_name"], result["page_snippet"], result["page_result"]))
-
 
 # ------------------------------------------------------------------------------------------------ records
 
@@ -465,7 +176,7 @@ def build_record(n: int, example: TemplateExample, split: str, case: str, facts:
     # may state the gold (a count of 2 beside another team's 2 would make "absent" answerable).
     same_label = [f for i, f in enumerate(facts[example.template])
                   if i != filling and not states(f.value, answers) and f.subject_key != fact.subject_key
-                  and not _future(f, qt)]
+                  and not is_future(f, qt)]
     siblings = [f for f in by_subject.get(fact.subject_key, []) if f.template != example.template
                 and not states(f.value, answers) and f.label != fact.label]
     rng.shuffle(same_label)
@@ -474,20 +185,20 @@ def build_record(n: int, example: TemplateExample, split: str, case: str, facts:
     if case == "stated":
         own = [fact] + siblings[:rng.randint(1, 3)]
         rng.shuffle(own)
-        pages.append(record_page(fact.subject, own, example.domain, qt, _age(fact, qt, 5, 200, rng), rng))
+        pages.append(record_page(fact.subject, own, example.domain, qt, page_age(fact, qt, 5, 200, rng), rng))
         if other_phrasings and rng.random() < 0.5:
-            pages.append(qa_page(rng.choice(other_phrasings), fact, qt, _age(fact, qt, 5, 400, rng), rng))
+            pages.append(qa_page(rng.choice(other_phrasings), fact, qt, page_age(fact, qt, 5, 400, rng), rng))
         elif same_label and rng.random() < 0.5:
             rows = [fact] + same_label[:rng.randint(2, 4)]
             rng.shuffle(rows)
             pages.append(comparison_page(fact.label, rows, example.domain, qt,
-                                              min(_age(r, qt, 5, 300, rng) for r in rows), rng))
+                                              min(page_age(r, qt, 5, 300, rng) for r in rows), rng))
     elif case == "absent":
         if siblings:
             pages.append(record_page(fact.subject, siblings[:rng.randint(2, 4)], example.domain, qt,
-                                     _age(fact, qt, 5, 200, rng), rng))
+                                     page_age(fact, qt, 5, 200, rng), rng))
         if len(siblings) > 4:
-            pages.append(record_page(fact.subject, siblings[4:7], example.domain, qt, _age(fact, qt, 5, 300, rng),
+            pages.append(record_page(fact.subject, siblings[4:7], example.domain, qt, page_age(fact, qt, 5, 300, rng),
                                      rng))
         if not pages:
             return None  # nothing else is known about this subject: the pages would not be "about the entity"
@@ -496,7 +207,7 @@ def build_record(n: int, example: TemplateExample, split: str, case: str, facts:
         if wrong is None:
             return None
         # the wrong value is on the older page; both are written after the day they report (`_max_age`)
-        cap = _max_age(fact, qt)
+        cap = max_page_age(fact, qt)
         if cap < 2:
             return None
         old = rng.randint(min(700, max(2, cap // 2)), cap)
@@ -511,19 +222,19 @@ def build_record(n: int, example: TemplateExample, split: str, case: str, facts:
         if len(same_label) >= 3 and rng.random() < 0.4:
             rows, same_label = same_label[:3], same_label[3:]
             pages.append(comparison_page(fact.label, rows, example.domain, qt,
-                                              min(_age(r, qt, 5, 600, rng) for r in rows), rng))
+                                              min(page_age(r, qt, 5, 600, rng) for r in rows), rng))
         else:
             other = same_label.pop()
             extra = [f for f in by_subject.get(other.subject_key, []) if f.template != example.template
                      and not states(f.value, answers)][:2]
             pages.append(record_page(other.subject, [other] + extra, example.domain, qt,
-                                     _age(other, qt, 5, 600, rng), rng))
+                                     page_age(other, qt, 5, 600, rng), rng))
     while len(pages) < PAGES:
         stranger = rng.choice(unrelated)
-        if states(stranger.value + " " + stranger.subject, answers) or _future(stranger, qt):
+        if states(stranger.value + " " + stranger.subject, answers) or is_future(stranger, qt):
             continue
         pages.append(record_page(stranger.subject, [stranger], stranger.domain, qt,
-                                     _age(stranger, qt, 5, 900, rng), rng))
+                                     page_age(stranger, qt, 5, 900, rng), rng))
     rng.shuffle(pages)
     if case == "absent" and any(states(page_text(p), answers) for p in pages):
         return None  # e.g. the asked number is part of the subject's date: the page would "state" it

@@ -11,7 +11,8 @@ import pytest
 from evaluation.data import LoadStats, load_examples
 from models.paths import REPO_ROOT
 from scripts.make_gate_web_questions import main
-from training.gate_web_questions import CASES, PAGES, gold_answer, page_text, states
+from training.gate_web_pages import gold_answer, page_text, states
+from training.gate_web_questions import CASES, PAGES
 
 GATE_FILE = REPO_ROOT / "data" / "gate" / "gate_questions.jsonl"
 REPORTED = ("data/sample/crag_sample.jsonl", "data/sample/crag_sample_task3.jsonl",
