@@ -9,120 +9,35 @@ are quadratic inside one call (`instr`, `replace`, `trim` with a character set),
 valid statements, and about 20 % valid read-only statements over the typed tables so that some succeed.
 `hostile_statements(n, seed)` is the statements alone. Importing the module does nothing else.
 
-`run_statements(guard, cases)` runs every statement through `guard.run`, catching what escapes it, and returns
+`run_statements(guard, cases)` (evaluation/hostile_sql_run.py) runs every statement through `guard.run`, catching what escapes it, and returns
 `FuzzFigures`; `store_state(path)` is what must not change (the file's sha256, its `sqlite_master`). The tests
 (tests/public_data/test_sql_guard.py) and `fuzz_guard` (a whole fuzz run over a fresh store, the library of
 scripts/fuzz_sql_guard.py) assert on both.
 """
 from __future__ import annotations
 
-import hashlib
 import random
-import sqlite3
-import tempfile
-import time
-from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from models.paths import resolve_repo_path
-from models.public_data import build_database
-from models.public_data.sql.guard import ReadOnlySQL
-from models.public_data.tables import TABLE_NAMES, TABLES
-
-TYPED = {t.name: tuple(c.name for c in t.columns) for t in TABLES}
-TEXT = {t.name: tuple(c.name for c in t.columns if c.type == "TEXT") for t in TABLES}
-NUMERIC = {t.name: tuple(c.name for c in t.columns if c.type != "TEXT") for t in TABLES}
-INTERNAL = ("meta", "records", "entities", "mentions", "entity_fts", "entity_fts_data", "entity_fts_idx",
-            "entity_fts_content", "entity_fts_docsize", "entity_fts_config", "sql_tables", "sqlite_master",
-            "sqlite_schema", "sqlite_temp_master", "sqlite_temp_schema", "main.sqlite_master", "temp.sqlite_master",
-            "sqlite_sequence", "sqlite_stat1", "main.meta", '"records"', "[entities]", "`mentions`", "MeTa",
-            "main.records")
-VALUES = {"category": ("best picture", "best director", "song of the year", "album of the year"),
-          "nominee": ("Bruce Cohen and Dan Jinks", "Viva La Vida", "Taylor Swift"), "film": ("American Beauty",),
-          "artist": ("Coldplay", "Taylor Swift"), "title": ("Inception", "The Matrix", "The Sixth Sense"),
-          "language": ("en", "fr"), "person": ("Christopher Nolan", "Leonardo DiCaprio"),
-          "job": ("director", "actor"), "character": ("Dom Cobb", "Neo"), "genre": ("Drama", "Science Fiction"),
-          "ticker": ("MSFT", "AAPL", "NVDA"), "name": ("Microsoft Corporation", "Apple Inc."),
-          "release_date": ("2010-07-15", "1999-03-30")}
-KEYWORDS = ("SELECT", "FROM", "WHERE", "GROUP BY", "ORDER BY", "LIMIT", "OFFSET", "UNION", "UNION ALL", "JOIN",
-            "LEFT JOIN", "ON", "AND", "OR", "NOT", "IN", "LIKE", "GLOB", "IS NULL", "BETWEEN", "CASE", "WHEN", "END",
-            "DISTINCT", "AS", "WITH", "RECURSIVE", "VALUES", "INSERT", "DELETE", "UPDATE", "DROP", "CREATE",
-            "PRAGMA", "ATTACH", "DETACH", "VACUUM", "RETURNING", "EXPLAIN", "BEGIN", "COMMIT", ";", "--", "/*", "*/",
-            "'", '"', "(", ")", ",", "*", "?", ":a", "@a", "$a", "x'00'", "NULL", "1e999", "-9223372036854775808")
-WRITES = ("DROP TABLE movies", "DELETE FROM movies", "DELETE FROM meta", "UPDATE movies SET rating = 0",
-          "INSERT INTO movies(title) VALUES ('x')", "PRAGMA query_only = 0", "ATTACH ':memory:' AS m",
-          "CREATE TABLE pwned(a)")
+from evaluation.hostile_sql_parts import (INTERNAL, KEYWORDS, NUMERIC, TEXT, TYPED, WRITES, condition_on, cross_tables,
+                                          doubled, sized, table_of)
 
 
-# ----------------------------------------------------------------------------- building blocks
-def _table(rng: random.Random) -> str:
-    return rng.choice(tuple(TYPED))
-
-
-def _literal(rng: random.Random, column: str) -> str:
-    if column in VALUES and rng.random() < 0.8:
-        return "'" + rng.choice(VALUES[column]).replace("'", "''") + "'"
-    return "'" + rng.choice(("a;b", "it''s", "x -- y", "/* z */", "%", "Nolan", "", "Best")) + "'"
-
-
-def _condition(rng: random.Random, table: str) -> str:
-    if TEXT[table] and rng.random() < 0.5:
-        column = rng.choice(TEXT[table])
-        form = rng.randrange(4)
-        if form == 0:
-            return f"{column} = {_literal(rng, column)}"
-        if form == 1:
-            return f"{column} LIKE '%{rng.choice(('a', 'the', 'best', 'o'))}%'"
-        if form == 2:
-            return f"{column} IN ({_literal(rng, column)}, {_literal(rng, column)})"
-        return f"{column} IS NOT NULL"
-    column = rng.choice(NUMERIC[table])
-    low = rng.choice((0, 1, 5, 1990, 2000, 1e6))
-    return rng.choice((f"{column} > {low}", f"{column} <= {low}", f"{column} BETWEEN {low} AND {low * 2 + 10}",
-                       f"{column} IS NULL"))
-
-
-def _sized(n: int, ch: str = "a") -> str:
-    """An expression whose value is `n` copies of `ch`, built within the value limit where n <= 10,000."""
-    base = f"'{ch * 4}'"
-    for _ in range(5):
-        base = f"replace({base},'{ch}','{ch * 4}')"  # 4096 characters
-    whole, rest = divmod(n, 4096)
-    parts = [base] * whole + ([f"substr({base},1,{rest})"] if rest else [])
-    return "(" + "||".join(parts or ["''"]) + ")"
-
-
-def _doubled(levels: int, ch: str = "a", start: int = 4) -> str:
-    """`'aaaa'` replaced `levels` times: 4 * 4**levels characters (past the value limit from 6 levels on)."""
-    expr = f"'{ch * start}'"
-    for _ in range(levels):
-        expr = f"replace({expr},'{ch}','{ch * 4}')"
-    return expr
-
-
-def _cross(rng: random.Random, k: int, same: bool = False) -> tuple[str, list[tuple[str, str]]]:
-    table = _table(rng)
-    aliases = [(f"t{i}", table if same else _table(rng)) for i in range(k)]
-    return ", ".join(f"{t} {a}" for a, t in aliases), aliases
-
-
-# ----------------------------------------------------------------------------- families
 def valid(rng: random.Random, scratch: str = "") -> str:
     """A read-only statement over the typed tables that should run."""
-    t = _table(rng)
+    t = table_of(rng)
     col, num = rng.choice(TYPED[t]), rng.choice(NUMERIC[t])
     text = rng.choice(TEXT[t]) if TEXT[t] else col
     forms = (
         f"SELECT count(*) FROM {t}",
-        f"SELECT count(*) FROM {t} WHERE {_condition(rng, t)}",
-        f"SELECT {col} FROM {t} WHERE {_condition(rng, t)} ORDER BY {col} {rng.choice(('ASC', 'DESC'))} LIMIT "
+        f"SELECT count(*) FROM {t} WHERE {condition_on(rng, t)}",
+        f"SELECT {col} FROM {t} WHERE {condition_on(rng, t)} ORDER BY {col} {rng.choice(('ASC', 'DESC'))} LIMIT "
         f"{rng.randint(1, 20)}",
         f"SELECT {text}, count(*) FROM {t} GROUP BY {text} ORDER BY 2 DESC LIMIT {rng.randint(1, 10)}",
         f"SELECT avg({num}), max({num}), min({num}), sum({num}), total({num}) FROM {t}",
         f"SELECT * FROM {t}",
-        f"SELECT * FROM {t} WHERE {_condition(rng, t)} AND {_condition(rng, t)}",
-        f"SELECT count(DISTINCT {col}) FROM {t} WHERE {_condition(rng, t)} OR {_condition(rng, t)}",
+        f"SELECT * FROM {t} WHERE {condition_on(rng, t)} AND {condition_on(rng, t)}",
+        f"SELECT count(DISTINCT {col}) FROM {t} WHERE {condition_on(rng, t)} OR {condition_on(rng, t)}",
         "SELECT m.title, c.person FROM movies m JOIN movie_credits c ON c.title = m.title WHERE c.job = 'director'",
         "SELECT title FROM movies WHERE rating > (SELECT avg(rating) FROM movies) ORDER BY rating DESC",
         "WITH top AS (SELECT title, revenue FROM movies ORDER BY revenue DESC LIMIT 5) SELECT title FROM top",
@@ -131,7 +46,7 @@ def valid(rng: random.Random, scratch: str = "") -> str:
         "SELECT count(*) FROM oscar_nominations WHERE nominee = 'a;b'",
         f"SELECT count(*) FROM {t} -- how many rows; DROP TABLE movies",
         f"SELECT count(*) FROM {t};",
-        f"select {col} from {t} where {_condition(rng, t)} limit 5",
+        f"select {col} from {t} where {condition_on(rng, t)} limit 5",
         "SELECT title, CASE WHEN revenue > budget THEN 'hit' ELSE 'flop' END FROM movies",
         "SELECT category, sum(won) FROM oscar_nominations GROUP BY category HAVING count(*) > 1",
         "SELECT name, round(market_cap / 1e9, 1) FROM companies ORDER BY market_cap DESC LIMIT 5",
@@ -254,7 +169,7 @@ def recursive(rng: random.Random, scratch: str = "") -> str:
 
 def cross_join(rng: random.Random, scratch: str = "") -> str:
     k = rng.randint(6, 10)
-    frm, aliases = _cross(rng, k, same=rng.random() < 0.5)
+    frm, aliases = cross_tables(rng, k, same=rng.random() < 0.5)
     (a0, t0), (a1, t1) = aliases[0], aliases[1]
     c0, c1 = rng.choice(TYPED[t0]), rng.choice(TYPED[t1])
     return rng.choice((
@@ -354,11 +269,11 @@ def unicode_junk(rng: random.Random, scratch: str = "") -> str:
 def doubling(rng: random.Random, scratch: str = "") -> str:
     levels = rng.randint(4, 12)
     n = rng.choice((1000, 5000, 8192, 9999, 10_000, 10_001, 20_000))
-    a, b = _sized(min(n, 6_000), "a"), _sized(min(n // 2, 3_000), "a")
+    a, b = sized(min(n, 6_000), "a"), sized(min(n // 2, 3_000), "a")
     many = rng.randint(2, 40)
-    setb = "(" + _sized(min(n // 12, 800), "b") + "||'a')"  # trim's set costs 12 bytes a character
+    setb = "(" + sized(min(n // 12, 800), "b") + "||'a')"  # trim's set costs 12 bytes a character
     return rng.choice((
-        f"SELECT length({_doubled(levels)})", f"SELECT {_doubled(levels)}", f"SELECT length({_sized(n)})",
+        f"SELECT length({doubled(levels)})", f"SELECT {doubled(levels)}", f"SELECT length({sized(n)})",
         "WITH a(s) AS (SELECT 'xxxxxxxx'), b(s) AS (SELECT s||s||s||s FROM a), c(s) AS (SELECT s||s||s||s FROM b), "
         "d(s) AS (SELECT s||s||s||s FROM c), e(s) AS (SELECT s||s||s||s FROM d), f(s) AS (SELECT s||s||s||s||s||s||s"
         "||s FROM e), g(s) AS (SELECT s||s||s||s FROM f) SELECT length(s) FROM g",
@@ -368,14 +283,14 @@ def doubling(rng: random.Random, scratch: str = "") -> str:
         f"SELECT length(trim({a}, {setb}))", f"SELECT length(ltrim({a}, {setb}))",
         f"SELECT length(rtrim({a}, {setb}))",
         # the same at sizes only a guard with a large value limit lets through: minutes inside one call
-        f"SELECT length(trim({_doubled(8)}, {_doubled(6, 'b')} || 'a'))",
-        f"SELECT instr({_doubled(9, start=3)}, {_doubled(8)} || 'b')",
-        f"SELECT length(replace({_doubled(9, start=3)}, {_doubled(8)} || 'b', ''))",
+        f"SELECT length(trim({doubled(8)}, {doubled(6, 'b')} || 'a'))",
+        f"SELECT instr({doubled(9, start=3)}, {doubled(8)} || 'b')",
+        f"SELECT length(replace({doubled(9, start=3)}, {doubled(8)} || 'b', ''))",
         f"WITH s(a, b) AS (SELECT {a}, {b}||'b') SELECT " + ", ".join(f"instr(a||'{i}', b)" for i in range(many))
         + " FROM s",
         f"WITH s(a, b) AS (SELECT {a}, {setb}) SELECT " + ", ".join(f"length(trim(a||'{i}', b))" for i in range(many))
         + " FROM s",
-        f"WITH s(a) AS MATERIALIZED (SELECT {_sized(4096)}) SELECT " + ",".join(["a"] * rng.randint(50, 300))
+        f"WITH s(a) AS MATERIALIZED (SELECT {sized(4096)}) SELECT " + ",".join(["a"] * rng.randint(50, 300))
         + " FROM s, movie_credits",
         f"SELECT {a} LIKE '" + "%a" * rng.randint(20, 99) + "b'", f"SELECT {a} GLOB '" + "*a" * rng.randint(20, 99)
         + "b'", "SELECT count(*) FROM movies WHERE title LIKE '" + "%a" * rng.randint(100, 900) + "'",
@@ -385,7 +300,7 @@ def doubling(rng: random.Random, scratch: str = "") -> str:
         "SELECT length(group_concat(a.nominee, (SELECT group_concat(title) FROM movies))) FROM oscar_nominations a, "
         "oscar_nominations b",
         f"SELECT upper({a}), lower({a}), length({a}), substr({a}, 2), {a} = {a} FROM movies",
-        f"SELECT strftime({_sized(n, '%')}, 'now')",
+        f"SELECT strftime({sized(n, '%')}, 'now')",
         f"SELECT count(*) FROM movies a, movies b, movies c WHERE instr({a} || a.title, b.title || c.title)"))
 
 
@@ -474,138 +389,3 @@ def hostile_statements(n: int, seed: int = 0, scratch_dir: str | Path | None = N
     return [statement for _, statement in hostile_cases(n, seed, scratch_dir)]
 
 
-# ----------------------------------------------------------------------------- running and auditing
-@dataclass
-class FuzzFigures:
-    """What `run_statements` saw.
-
-    A refusal before SQLite is a result with an error and `seconds == 0` (the guard's own checks return before
-    it starts its clock); `refused:` errors come from the authorizer, `interrupted` ones from the time limit;
-    `errors` is every other error (syntax, SQLite limits, "string or blob too big").
-    """
-
-    statements: int = 0
-    refused_before: int = 0
-    refused_by_authorizer: int = 0
-    errors: int = 0
-    ran: int = 0
-    interrupted: int = 0
-    max_seconds: float = 0.0  # the largest `SQLResult.seconds`
-    max_wall: float = 0.0  # the largest wall time around `run`, measured here
-    slowest: str = ""  # the statement of `max_wall`
-    escapes: list[tuple[str, str]] = field(default_factory=list)  # (statement, the exception that got out)
-    bad_results: list[tuple[str, str]] = field(default_factory=list)  # (statement, what is wrong with its result)
-    leaks: list[tuple[str, str]] = field(default_factory=list)  # (statement, the secret a cell of it held)
-    ran_by_family: Counter = field(default_factory=Counter)
-
-    def line(self, writes: str = "") -> str:
-        tail = f", writes: {writes}" if writes else ""
-        return (f"statements {self.statements}, refused before SQLite {self.refused_before}, refused by the "
-                f"authorizer {self.refused_by_authorizer}, errors {self.errors}, ran {self.ran}, interrupted "
-                f"{self.interrupted}, max seconds {self.max_seconds:.3f} (wall {self.max_wall:.3f}), escapes "
-                f"{len(self.escapes)}{tail}")
-
-
-def run_statements(guard, cases: list[tuple[str, str]], secret_texts: list[str] = ()) -> FuzzFigures:
-    """Runs every statement through `guard.run`; nothing it raises gets out of here (it is counted instead).
-
-    `secret_texts` (see `secrets`): a result cell containing one is a leak."""
-    figures = FuzzFigures()
-    for family, statement in cases:
-        figures.statements += 1
-        started = time.perf_counter()
-        try:
-            result = guard.run(statement)
-        except Exception as exc:  # noqa: BLE001 - the point: count what escapes
-            figures.escapes.append((statement, f"{type(exc).__name__}: {exc}"))
-            continue
-        finally:
-            wall = time.perf_counter() - started
-            if wall > figures.max_wall:
-                figures.max_wall, figures.slowest = wall, statement
-        figures.max_seconds = max(figures.max_seconds, result.seconds)
-        if result.ok:
-            figures.ran += 1
-            figures.ran_by_family[family] += 1
-            figures.leaks.extend(_leaks(result, secret_texts))
-            if len(result.rows) > guard.row_limit:
-                figures.bad_results.append((statement, f"{len(result.rows)} rows"))
-            if not set(result.tables) <= guard.tables:
-                figures.bad_results.append((statement, f"read {result.tables}"))
-            continue
-        if result.rows:
-            figures.bad_results.append((statement, f"refused ({result.error}) with rows"))
-        if result.error.startswith("refused:"):
-            figures.refused_by_authorizer += 1
-        elif result.error.startswith("interrupted"):
-            figures.interrupted += 1
-        elif result.seconds == 0.0:
-            figures.refused_before += 1
-        else:
-            figures.errors += 1
-    return figures
-
-
-def store_state(path: str | Path) -> tuple[str, tuple]:
-    """The store's sha256 and its `sqlite_master` (read on a read-only connection of its own)."""
-    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        master = tuple(db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"))
-    finally:
-        db.close()
-    return digest, master
-
-
-def secrets(path: str | Path) -> list[str]:
-    """Text only the internal tables and the schema hold: no result of the guard may contain any of it."""
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        found = [row[0] for query in ("SELECT value FROM meta", "SELECT text FROM records",
-                                      "SELECT holds FROM sql_tables", "SELECT sql FROM sqlite_master")
-                 for row in db.execute(query) if isinstance(row[0], str) and len(row[0]) > 20]
-    finally:
-        db.close()
-    return found
-
-
-def _leaks(result, secret_texts) -> list[tuple[str, str]]:
-    cells = {cell for row in result.rows for cell in row if isinstance(cell, str) and len(cell) > 20}
-    return [(result.statement, secret[:60]) for cell in cells for secret in secret_texts if secret in cell]
-
-
-def fuzz_guard(n: int = 10_000, seed: int = 0, time_limit: float = 0.05, margin: float = 0.5) -> int:
-    """Builds a store from data/public in a temporary directory, runs `n` statements of `hostile_cases` through one
-    `ReadOnlySQL` with time limit `time_limit`, and prints what escaped (an exception out of `run`, a write, a result
-    over the time limit plus `margin`, a refused result with rows, text of the internal tables in a result), one
-    line each, then the figures. Returns the exit status: 1 when anything escaped, else 0."""
-    with tempfile.TemporaryDirectory(prefix="fuzz_sql_guard_") as tmp:
-        scratch = Path(tmp)
-        store = scratch / "pd.sqlite"
-        build_database(resolve_repo_path("data/public"), store)
-        (digest, master), secret_texts = store_state(store), secrets(store)
-        guard = ReadOnlySQL(store, TABLE_NAMES, time_limit_s=time_limit)
-        started = time.perf_counter()
-        try:
-            figures = run_statements(guard, hostile_cases(n, seed, scratch), secret_texts)
-        finally:
-            guard.close()
-        elapsed = time.perf_counter() - started
-        new_digest, new_master = store_state(store)
-        extra = sorted(p.name for p in scratch.iterdir() if p != store)
-    writes = new_digest != digest or new_master != master or bool(extra)
-    limit = time_limit + margin
-    problems = [f"escaped: {exc} <- {statement[:200]!r}" for statement, exc in figures.escapes]
-    problems += [f"bad result: {what} <- {statement[:200]!r}" for statement, what in figures.bad_results]
-    problems += [f"leak: {secret!r} <- {statement[:200]!r}" for statement, secret in figures.leaks]
-    if max(figures.max_seconds, figures.max_wall) > limit:
-        problems.append(f"over the time limit: {figures.max_wall:.3f} s <- {figures.slowest[:200]!r}")
-    if writes:
-        problems.append(f"the store changed (sha256 {new_digest != digest}, sqlite_master {new_master != master})"
-                        f" or files appeared: {extra}")
-    for problem in problems:
-        print(problem)
-    print(f"# {elapsed:.1f} s for {figures.statements} statements, time limit {time_limit:g} s, seed {seed}; "
-          f"slowest: {figures.slowest[:100]!r}")
-    print(figures.line(writes="yes" if writes else "no"))
-    return 1 if problems else 0

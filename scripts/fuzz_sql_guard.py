@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from evaluation.hostile_sql import fuzz_guard
+from evaluation.hostile_sql_run import fuzz_guard
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

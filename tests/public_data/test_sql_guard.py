@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.hostile_sql import (FAMILIES, FuzzFigures, hostile_cases, hostile_statements, run_statements,
-                                    secrets, store_state)
+from evaluation.hostile_sql import FAMILIES, hostile_cases, hostile_statements
+from evaluation.hostile_sql_run import FuzzFigures, run_statements, secrets, store_state
 from models.public_data.sql.guard import ReadOnlySQL
 from models.public_data.tables import TABLE_NAMES
 from scripts.fuzz_sql_guard import main as fuzz_main
