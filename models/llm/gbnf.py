@@ -11,6 +11,7 @@ Contract:
   lark's BNF rules; their alternatives are left-factored again and lark's left-recursive `*` helpers become `+`.
 - `regex_to_gbnf(pattern)`: a whole-output Python regex (full match) as a GBNF grammar.
 - `constraint_gbnf(constraint)`: the GBNF of a `DecodingConstraint` (its regex, else its grammar), or None.
+- The tree and its printing are models/llm/gbnf_tree.py, the regex reading models/llm/gbnf_regex.py.
 - Anything the translation cannot keep exact raises ValueError naming the construct instead of being
   approximated: regex lookaround, anchors, backreferences, conditional/atomic groups, possessive repeats,
   `\d` `\w` `\s` classes (Unicode-wide in Python), inline or Lark flags (`i`, `s`, ...), `%ignore`,
@@ -26,8 +27,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
-from typing import Iterable, Sequence, Union
+from typing import Sequence
 
 from lark.exceptions import LarkError
 from lark.grammar import NonTerminal, Terminal
@@ -35,260 +35,10 @@ from lark.lexer import PatternStr
 from lark.load_grammar import load_grammar
 
 from models.llm.constraints import DecodingConstraint
-
-try:  # Python's own regex parser, so the regex is read exactly as `re` (and lark) read it
-    from re import _constants as _sre, _parser as _sre_parse  # Python >= 3.11
-except ImportError:  # pragma: no cover - older Pythons
-    import sre_constants as _sre  # type: ignore[no-redef]
-    import sre_parse as _sre_parse  # type: ignore[no-redef]
+from models.llm.gbnf_regex import regex_node, regex_to_gbnf
+from models.llm.gbnf_tree import EMPTY, Alt, Lit, Node, Ref, Rep, Seq, alt, grammar_text, rep, seq
 
 _CACHE = 64  # KG (5 domains) + a few SQL/list grammars per batch; SQL grammars differ per question
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# The GBNF expression tree and its printing
-# ---------------------------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class _Lit:
-    text: str  # "" is the empty string
-
-
-@dataclass(frozen=True)
-class _Class:
-    ranges: tuple[tuple[int, int], ...]  # inclusive code point ranges, sorted and merged
-    negated: bool
-
-
-@dataclass(frozen=True)
-class _Ref:
-    name: str
-
-
-@dataclass(frozen=True)
-class _Seq:
-    items: tuple["_Node", ...]
-
-
-@dataclass(frozen=True)
-class _Alt:
-    items: tuple["_Node", ...]
-
-
-@dataclass(frozen=True)
-class _Rep:
-    item: "_Node"
-    low: int
-    high: int | None  # None: unbounded
-
-
-_Node = Union[_Lit, _Class, _Ref, _Seq, _Alt, _Rep]
-_EMPTY = _Lit("")
-
-
-def _seq(items: Iterable[_Node]) -> _Node:
-    """A sequence, flattened, with adjacent literals merged and empty ones dropped."""
-    out: list[_Node] = []
-    for item in items:
-        for part in item.items if isinstance(item, _Seq) else (item,):
-            if isinstance(part, _Lit) and out and isinstance(out[-1], _Lit):
-                out[-1] = _Lit(out[-1].text + part.text)
-            elif part != _EMPTY:
-                out.append(part)
-    return _EMPTY if not out else out[0] if len(out) == 1 else _Seq(tuple(out))
-
-
-def _alt(items: Iterable[_Node]) -> _Node:
-    """An alternation, flattened and without duplicates (order kept)."""
-    out: dict[_Node, None] = {}
-    for item in items:
-        out.update(dict.fromkeys(item.items if isinstance(item, _Alt) else (item,)))
-    return next(iter(out)) if len(out) == 1 else _Alt(tuple(out))
-
-
-def _rep(item: _Node, low: int, high: int | None) -> _Node:
-    if high == 0 or item == _EMPTY:
-        return _EMPTY
-    return item if (low, high) == (1, 1) else _Rep(item, low, high)
-
-
-# The escapes every reader takes alike: llama.cpp's parse_char knows \x \u \U \t \r \n \\ \" \[ \] only, and
-# xgrammar reads \x greedily (`\x01a` is U+01A), so other control characters go as \u with exactly 4 digits.
-# `-` and `^` get no escape (none is common to both): `_class_items` places them where they are plain characters.
-_LITERAL_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-_CLASS_ESCAPES = {"\\": "\\\\", "]": "\\]", "[": "\\[", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-_DASH, _CARET = ord("-"), ord("^")
-
-
-def _char(code: int, escapes: dict[str, str]) -> str:
-    c = chr(code)
-    if c in escapes:
-        return escapes[c]
-    if code < 0x20 or code == 0x7F:
-        return f"\\u{code:04X}"
-    if code >= 0x80 and (0xD800 <= code <= 0xDFFF or not c.isprintable()):  # invisible or not encodable as UTF-8
-        return f"\\u{code:04X}" if code <= 0xFFFF else f"\\U{code:08X}"
-    return c  # printable text, non-ASCII included, as UTF-8
-
-
-def _print(node: _Node) -> str:
-    """`node` as a GBNF rule body (an alternation needs no parentheses at the top)."""
-    if isinstance(node, _Alt):
-        return " | ".join(_print_seq(item) for item in node.items)
-    return _print_seq(node)
-
-
-def _print_seq(node: _Node) -> str:
-    if isinstance(node, _Seq):
-        return " ".join(_print_atom(item) for item in node.items)
-    return _print_atom(node)
-
-
-def _print_atom(node: _Node) -> str:
-    if isinstance(node, _Lit):
-        return '"' + "".join(_char(ord(c), _LITERAL_ESCAPES) for c in node.text) + '"'
-    if isinstance(node, _Ref):
-        return node.name
-    if isinstance(node, _Class):
-        body = "".join(_char(lo, _CLASS_ESCAPES) + ("" if lo == hi else "-" + _char(hi, _CLASS_ESCAPES))
-                       for lo, hi in _class_items(node.ranges))
-        return "[" + ("^" if node.negated else "") + body + "]"
-    if isinstance(node, _Rep):
-        # a repeated multi-character literal is parenthesised too: which part a suffix binds to is then
-        # unambiguous in every GBNF reader
-        simple = isinstance(node.item, (_Ref, _Class)) or (isinstance(node.item, _Lit) and len(node.item.text) == 1)
-        inner = _print_atom(node.item) if simple else f"( {_print(node.item)} )"
-        low, high = node.low, node.high
-        suffix = {(0, None): "*", (1, None): "+", (0, 1): "?"}.get((low, high))
-        if suffix is None:
-            suffix = f"{{{low}}}" if low == high else f"{{{low},{'' if high is None else high}}}"
-        return inner + suffix
-    return f"( {_print(node)} )"  # a sequence or alternation inside a sequence
-
-
-def _class_items(ranges: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The ranges in printing order: `-` never a range's end and always first (a plain character there in every
-    reader), and no item starting with `^` first (it would negate the class)."""
-    items: list[tuple[int, int]] = []
-    dash = False
-    for lo, hi in ranges:
-        if lo <= _DASH <= hi:
-            dash = True
-            items += [r for r in ((lo, _DASH - 1), (_DASH + 1, hi)) if r[0] <= r[1]]
-        else:
-            items.append((lo, hi))
-    if not dash and items and items[0][0] == _CARET:
-        if len(items) > 1:
-            items = items[1:] + items[:1]
-        elif items[0][1] > _CARET:  # the range ^..z alone: [_-z^]
-            items = [(_CARET + 1, items[0][1]), (_CARET, _CARET)]
-    return ([(_DASH, _DASH)] if dash else []) + items
-
-
-def _grammar_text(rules: Sequence[tuple[str, _Node]]) -> str:
-    return "".join(f"{name} ::= {_print(body)}\n" for name, body in rules)
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Regexes (Python `re` syntax, as lark and DecodingConstraint.regex use)
-# ---------------------------------------------------------------------------------------------------------------
-
-_FLAG_LETTERS = {_sre.SRE_FLAG_IGNORECASE: "i", _sre.SRE_FLAG_LOCALE: "L", _sre.SRE_FLAG_MULTILINE: "m",
-                 _sre.SRE_FLAG_DOTALL: "s", _sre.SRE_FLAG_VERBOSE: "x", _sre.SRE_FLAG_ASCII: "a"}
-_ANCHORS = {"AT_BEGINNING": "^", "AT_BEGINNING_LINE": "^", "AT_BEGINNING_STRING": "\\A", "AT_END": "$",
-            "AT_END_LINE": "$", "AT_END_STRING": "\\Z", "AT_BOUNDARY": "\\b", "AT_NON_BOUNDARY": "\\B"}
-_CATEGORIES = {"CATEGORY_DIGIT": "\\d", "CATEGORY_NOT_DIGIT": "\\D", "CATEGORY_SPACE": "\\s",
-               "CATEGORY_NOT_SPACE": "\\S", "CATEGORY_WORD": "\\w", "CATEGORY_NOT_WORD": "\\W"}
-_UNSUPPORTED = {"GROUPREF": "backreference", "GROUPREF_EXISTS": "conditional group (?(...)...)",
-                "ATOMIC_GROUP": "atomic group (?>...)", "POSSESSIVE_REPEAT": "possessive repeat (*+, ++, ?+)"}
-
-
-def _flag_names(flags: int) -> str:
-    return "".join(letter for bit, letter in _FLAG_LETTERS.items() if flags & bit) or hex(flags)
-
-
-def _regex_node(pattern: str) -> _Node:
-    """The language of `pattern` (matched whole) as a GBNF expression.
-
-    Raises:
-        ValueError: `pattern` is not a Python regex, or uses a construct outside the translated subset.
-    """
-    try:
-        parsed = _sre_parse.parse(pattern)
-    except re.error as exc:
-        raise ValueError(f"not a regex: {pattern!r} ({exc})") from exc
-    flags = parsed.state.flags & ~_sre.SRE_FLAG_UNICODE  # str patterns always carry UNICODE
-    if flags:
-        raise ValueError(f"regex {pattern!r}: inline flags (?{_flag_names(flags)}) are not supported")
-    return _regex_seq(parsed, pattern)
-
-
-def _regex_seq(items, pattern: str) -> _Node:
-    return _seq(_regex_item(op, arg, pattern) for op, arg in items)
-
-
-def _regex_item(op, arg, pattern: str) -> _Node:
-    if op is _sre.LITERAL:
-        return _Lit(chr(arg))
-    if op is _sre.NOT_LITERAL:
-        return _Class(((arg, arg),), negated=True)
-    if op is _sre.ANY:  # flags are refused, so no DOTALL: `.` is anything but a newline
-        return _Class(((10, 10),), negated=True)
-    if op is _sre.IN:
-        return _regex_class(arg, pattern)
-    if op is _sre.BRANCH:
-        return _alt(_regex_seq(branch, pattern) for branch in arg[1])
-    if op is _sre.SUBPATTERN:
-        _, add_flags, del_flags, inner = arg
-        if add_flags or del_flags:
-            raise ValueError(f"regex {pattern!r}: scoped flags (?{_flag_names(add_flags | del_flags)}:...) "
-                             "are not supported")
-        return _regex_seq(inner, pattern)
-    if op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT):  # lazy or greedy: the same set of whole matches
-        low, high, inner = arg
-        return _rep(_regex_seq(inner, pattern), low, None if high == _sre.MAXREPEAT else high)
-    if op in (_sre.ASSERT, _sre.ASSERT_NOT):
-        kind = ("lookahead" if arg[0] >= 0 else "lookbehind")
-        raise ValueError(f"regex {pattern!r}: {'negative ' if op is _sre.ASSERT_NOT else ''}{kind} is not supported")
-    if op is _sre.AT:
-        raise ValueError(f"regex {pattern!r}: anchor {_ANCHORS.get(str(arg), str(arg))} is not supported "
-                         "(the whole output is matched)")
-    raise ValueError(f"regex {pattern!r}: {_UNSUPPORTED.get(str(op), str(op))} is not supported")
-
-
-def _regex_class(items, pattern: str) -> _Node:
-    negated, ranges = False, []
-    for op, arg in items:
-        if op is _sre.NEGATE:
-            negated = True
-        elif op is _sre.LITERAL:
-            ranges.append((arg, arg))
-        elif op is _sre.RANGE:
-            ranges.append(arg)
-        elif op is _sre.CATEGORY:  # Unicode-wide in Python (\d is every Nd digit): no exact short class
-            raise ValueError(f"regex {pattern!r}: character class {_CATEGORIES.get(str(arg), str(arg))} is not "
-                             "supported (spell it out, e.g. [0-9])")
-        else:
-            raise ValueError(f"regex {pattern!r}: class item {op} is not supported")
-    merged: list[tuple[int, int]] = []
-    for lo, hi in sorted(ranges):
-        if merged and lo <= merged[-1][1] + 1:
-            merged[-1] = (merged[-1][0], max(hi, merged[-1][1]))
-        else:
-            merged.append((lo, hi))
-    if not negated and len(merged) == 1 and merged[0][0] == merged[0][1]:
-        return _Lit(chr(merged[0][0]))
-    return _Class(tuple(merged), negated)
-
-
-@functools.lru_cache(maxsize=_CACHE)
-def regex_to_gbnf(pattern: str) -> str:
-    """The GBNF grammar (`root ::= ...`) of the strings `pattern` matches whole (`re.fullmatch`).
-
-    Raises:
-        ValueError: `pattern` is not a regex, or uses a construct outside the subset (see the module docstring).
-    """
-    return _grammar_text([("root", _regex_node(pattern))])
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -320,34 +70,34 @@ def _assign_names(symbols: Sequence[tuple[str, bool]]) -> dict[tuple[str, bool],
     return names
 
 
-def _factor(sequences: Sequence[tuple[_Node, ...]]) -> _Node:
+def _factor(sequences: Sequence[tuple[Node, ...]]) -> Node:
     """The alternation of `sequences`, left-factored: lark multiplies out `?` and groups into one alternative per
     combination; sharing their prefixes again keeps the GBNF small and gives a server's matcher fewer parallel
     paths, without changing the language."""
-    groups: dict[_Node, list[tuple[_Node, ...]]] = {}
+    groups: dict[Node, list[tuple[Node, ...]]] = {}
     optional = False
     for sequence in sequences:
         if sequence:
             groups.setdefault(sequence[0], []).append(sequence[1:])
         else:
             optional = True
-    alternatives = [_seq((first, *tails[0])) if len(tails) == 1 else _seq((first, _factor(tails)))
+    alternatives = [seq((first, *tails[0])) if len(tails) == 1 else seq((first, _factor(tails)))
                     for first, tails in groups.items()]
     if not alternatives:
-        return _EMPTY
-    body = _alt(alternatives)
-    return _rep(body, 0, 1) if optional else body
+        return EMPTY
+    body = alt(alternatives)
+    return rep(body, 0, 1) if optional else body
 
 
-def _nullable(node: _Node) -> bool:
+def _nullable(node: Node) -> bool:
     """Whether a regex terminal's expression matches the empty string."""
-    if isinstance(node, _Lit):
+    if isinstance(node, Lit):
         return node.text == ""
-    if isinstance(node, _Seq):
+    if isinstance(node, Seq):
         return all(_nullable(item) for item in node.items)
-    if isinstance(node, _Alt):
+    if isinstance(node, Alt):
         return any(_nullable(item) for item in node.items)
-    if isinstance(node, _Rep):
+    if isinstance(node, Rep):
         return node.low == 0 or _nullable(node.item)
     return False  # a class: one character
 
@@ -397,7 +147,7 @@ def _left_recursion(rules: dict[str, list[tuple]], empty_terminals: set[str]) ->
     return None
 
 
-def _terminals(terminals) -> dict[str, _Node]:
+def _terminals(terminals) -> dict[str, Node]:
     """Each terminal's expression: a literal, or its regex translated.
 
     Raises:
@@ -409,7 +159,7 @@ def _terminals(terminals) -> dict[str, _Node]:
         if pattern.flags:
             raise ValueError(f"terminal {terminal.name} ({pattern.raw or pattern.value!r}): flags "
                              f"{''.join(sorted(pattern.flags))} are not supported")
-        out[terminal.name] = _Lit(pattern.value) if isinstance(pattern, PatternStr) else _regex_node(pattern.value)
+        out[terminal.name] = Lit(pattern.value) if isinstance(pattern, PatternStr) else regex_node(pattern.value)
     return out
 
 
@@ -456,14 +206,14 @@ def lark_to_gbnf(lark_text: str) -> str:
         raise ValueError(f"left recursion through rules {' -> '.join(cycle)} is not supported")
 
     # string terminals are written where they are used (`"get_movie("`), regex terminals as rules of their own
-    inline = {name for name, node in expressions.items() if isinstance(node, _Lit)}
+    inline = {name for name, node in expressions.items() if isinstance(node, Lit)}
     order = _reachable(rules, inline)
     names = _assign_names(order)
 
-    def node(symbol) -> _Node:
+    def node(symbol) -> Node:
         if isinstance(symbol, NonTerminal):
-            return _Ref(names[(symbol.name, False)])
-        return expressions[symbol.name] if symbol.name in inline else _Ref(names[(symbol.name, True)])
+            return Ref(names[(symbol.name, False)])
+        return expressions[symbol.name] if symbol.name in inline else Ref(names[(symbol.name, True)])
 
     out = []
     for name, terminal in order:
@@ -471,7 +221,7 @@ def lark_to_gbnf(lark_text: str) -> str:
             out.append((names[(name, True)], expressions[name]))
             continue
         sequences = [tuple(node(s) for s in e) for e in rules[name]]
-        own = _Ref(names[(name, False)])
+        own = Ref(names[(name, False)])
         recursive = [s[1:] for s in sequences if s[:1] == (own,)]
         base = [s for s in sequences if s[:1] != (own,)]
         body = _factor(base)
@@ -479,9 +229,9 @@ def lark_to_gbnf(lark_text: str) -> str:
             if not base:
                 raise ValueError(f"rule {name} derives no finite string")
             tail = _factor([s for s in recursive if s])
-            body = _rep(body, 1, None) if tail == body else _seq((body, _rep(tail, 0, None)))
+            body = rep(body, 1, None) if tail == body else seq((body, rep(tail, 0, None)))
         out.append((names[(name, False)], body))
-    return _grammar_text(out)
+    return grammar_text(out)
 
 
 def constraint_gbnf(constraint: DecodingConstraint) -> str | None:
