@@ -41,8 +41,6 @@ class Rep:
 
 
 Node = Union[Lit, CharClass, Ref, Seq, Alt, Rep]
-
-
 EMPTY = Lit("")
 
 
@@ -77,8 +75,6 @@ def rep(item: Node, low: int, high: int | None) -> Node:
 # `-` and `^` get no escape (none is common to both): `_class_items` places them where they are plain characters.
 _LITERAL_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _CLASS_ESCAPES = {"\\": "\\\\", "]": "\\]", "[": "\\[", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
 _DASH, _CARET = ord("-"), ord("^")
 
 
