@@ -24,7 +24,7 @@ def pairs(per_template: int, profile: str, seed: int = 0) -> tuple[list[tuple[st
     from models.kg.apis import compile_program
     from models.kg.checks.dates import question_dates
     from models.kg.checks.fit import attribute_phrase, key_path
-    from models.kg.checks.gate import program_names
+    from models.kg.checks.program_checks import program_names
     from models.kg.client import MockAPIClient
     from models.kg.executor import execute
     from models.kg.language.ast import Call

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from models.deadline import Deadline
 from models.kg.apis import EntityMatcher, compile_program, signatures
 from models.kg.checks import NOT_FINAL, Check, ProgramChecks
-from models.kg.checks.gate import not_final, refused
+from models.kg.checks.program_checks import not_final, refused
 from models.kg.config import KGConfig
 from models.kg.examples import ExamplePool
 from models.kg.executor import ExecutionResult, Limits, execute

@@ -11,6 +11,6 @@ wordings it never saw, caught without retraining.
 `ProgramChecks` runs them for the KG pathway; each verdict is a `Check` in the answer's trace.
 """
 from models.kg.checks.check import NOT_FINAL, PASSED, REFUSED, REPAIRED, Check
-from models.kg.checks.gate import ProgramChecks
+from models.kg.checks.program_checks import ProgramChecks
 
 __all__ = ["Check", "NOT_FINAL", "PASSED", "ProgramChecks", "REFUSED", "REPAIRED"]
