@@ -5,6 +5,8 @@
 - Inside `models/`, the components (pathways, LLM layer, embedder, base types) never import the floors that
   assemble them: `config`, `adapter_fallback`, `pipeline`, `crag_model`, `user_config`.
 - The KG language package imports no LLM, HTTP or model code.
+- The top-level floors, bottom to top: models < mock_api < evaluation < training < submission, with
+  local_evaluation.py beside training (the evaluation's command line): each imports only floors below it.
 - `scripts/` are command lines over the libraries: none edits `sys.path`, imports another script, or grows past a
   screenful of argument parsing; nothing imports a script but the tests of its command line, and no test loads a
   file by its path.
@@ -98,3 +100,20 @@ def test_only_command_line_tests_import_scripts_and_nothing_loads_a_file_by_path
 
 def within_any(names, prefixes) -> bool:
     return any(within(name, prefixes) for name in names)
+
+
+FLOORS = ("models", "mock_api", "evaluation", "training", "submission")  # bottom to top
+BESIDE = {"local_evaluation": "training"}  # a top-level file and the floor it stands on the level of
+
+
+def floor_files(floor: str) -> list[Path]:
+    return [REPO / f"{floor}.py"] if (REPO / f"{floor}.py").exists() else sorted((REPO / floor).rglob("*.py"))
+
+
+@pytest.mark.parametrize("floor", [*FLOORS, *BESIDE])
+def test_each_floor_imports_only_the_floors_below_it(floor):
+    level = FLOORS.index(BESIDE.get(floor, floor))
+    above = [f for f in FLOORS[level + (0 if floor in BESIDE else 1):] if f != floor] + [b for b in BESIDE if b != floor]
+    looked_back = {(str(path.relative_to(REPO)), name) for path in floor_files(floor)
+                   for name in imports(path) if within(name, above)}
+    assert not looked_back

@@ -254,10 +254,10 @@ def gate_questions(kg: FixtureKG, seed: int = 0, per_template: int = 2, exclude:
     Args:
         per_template: questions per template at most (about 150 templates with short answers; 2 gives ~290).
         exclude: questions never to ask (those of the sets the gate is reported on); besides, no question that shares
-            its entity and gold answer with one of those sets (`evaluation.held_out`), whatever its words.
+            its entity and gold answer with one of those sets (`training.held_out`), whatever its words.
         protected: entities never held out (default: the in-context pool's, the CPU adapter's split).
     """
-    from evaluation.held_out import held_out_questions, question, sharing
+    from training.held_out import held_out_questions, question, sharing
 
     examples = generate(kg, seed=seed)
     splits = split_examples(examples, default_protected() if protected is None else protected, seed=seed)

@@ -84,8 +84,8 @@ def test_no_question_of_a_reported_set(rows):
 
 
 def test_no_question_of_a_reported_set_in_other_words(rows):
-    """By content too: no row has the entity and gold answer of a reported set's question (evaluation.held_out)."""
-    from evaluation.held_out import held_out_questions, questions, shared
+    """By content too: no row has the entity and gold answer of a reported set's question (training.held_out)."""
+    from training.held_out import held_out_questions, questions, shared
 
     found = shared(held_out_questions(), questions("gate_web", rows))
     assert not found, "\n".join(map(str, found))

@@ -1,5 +1,5 @@
 """Held out by content: no fit set of the answer gate and no training set of the KG adapter shares a
-question with a set docs/results.md reports on, by entity and gold answer in any words (`evaluation.held_out`),
+question with a set docs/results.md reports on, by entity and gold answer in any words (`training.held_out`),
 except the pairs `IN_SAMPLE` names, which docs/results.md marks in-sample. The generated fit set (`gate_kg`) is
 generated here as `make gate` generates it; the real dev questions are read where ../shared/crag/ holds them."""
 from pathlib import Path
@@ -8,7 +8,7 @@ import pytest
 
 from evaluation.data import load_examples
 from evaluation.gate_fit import FIT_SUITES, GATE_KG_QUESTIONS
-from evaluation.held_out import (BUNDLED_REPORTED, IN_SAMPLE, NOT_SAME, gold_forms, questions, read_set, shared,
+from training.held_out import (BUNDLED_REPORTED, IN_SAMPLE, NOT_SAME, gold_forms, questions, read_set, shared,
                                  unexplained)
 from models.jsonl import read_jsonl
 from models.paths import REPO_ROOT
