@@ -15,6 +15,7 @@ from typing import Callable, Mapping
 
 from models.deadline import Deadline, stage_deadline
 from models.evidence import NO_EVIDENCE, Evidence
+from models.trace import new_trace
 from models.types import IDK, Answer, Query
 
 log = logging.getLogger(__name__)
@@ -32,7 +33,7 @@ class QueryState:
     attribute: str | None = None  # "static" | "dynamic" when ElectricSheep's attribute predictor ran
     reason: str | None = None  # the verify step's reason for its latest decision (None: no answer was checked)
     query_logprobs: dict[str, float] = field(default_factory=dict)  # source -> mean token log-prob of its native query
-    trace: dict = field(default_factory=lambda: {"llm_calls": [], "attempts": []})
+    trace: dict = field(default_factory=new_trace)  # models/trace.py declares its keys
 
     def evidence_of(self, source: str) -> Evidence:
         return self.evidence.get(source, NO_EVIDENCE)

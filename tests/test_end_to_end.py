@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from models.trace import LLM_CALL_KEYS, TRACE_KEYS
+
 REPO = Path(__file__).resolve().parent.parent
 DEV_DATA = REPO.parent / "shared" / "crag" / "dev_data.jsonl.bz2"
 TOKENIZER = REPO.parent / "shared" / "crag" / "tokenizer"
@@ -36,6 +38,9 @@ def check_outputs(metrics, predictions, out, n):
     assert len({p["interaction_id"] for p in predictions}) == n
     for name in ("summary.json", "report.md", "config.yaml", "verdicts.jsonl"):
         assert (out / name).exists(), name
+    for prediction in predictions:  # every key of every trace is declared (models/trace.py)
+        assert set(prediction["trace"]) <= TRACE_KEYS, set(prediction["trace"]) - TRACE_KEYS
+        assert all(set(call) <= LLM_CALL_KEYS for call in prediction["trace"].get("llm_calls", []))
 
 
 def test_task1_on_the_bundled_sample(tmp_path):
