@@ -19,13 +19,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import date
 from typing import Any, Sequence
 
-from models.date_words import MONTH_START, month_number
-from models.text import ISO_DATE
 from models.verify.lexical import normalize, stem
 from models.verify.question_form import DIFFERENCE, SUM, options_of
+from models.verify.stated_values import SCALE_WORDS, YEAR, dates_in, format_quantity, quantities_in
 
 _STOP = frozenset("the a an of in on at to for by with from and or is are was were be been has have had do does did "
                   "which what who whose whom how many much when where that this it its their his her as than".split())
@@ -48,15 +46,6 @@ _NEGATION = re.compile(r"\b(?:not|never|no|none|neither|nor|didn't|doesn't|isn't
                        r"haven't|hadn't|won't|cannot|can't|without)\b", re.IGNORECASE)
 _OWNERSHIP = frozenset("owned owns own owner owners subsidiary parent acquired acquisition bought division "
                        "part".split())
-_MDY = re.compile(rf"\b{MONTH_START}[a-z]*\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+"
-                  r"(\d{4})\b", re.IGNORECASE)
-_DMY = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH_START}[a-z]*"
-                  r"\.?,?\s+(\d{4})\b", re.IGNORECASE)
-_YEAR = re.compile(r"(?<![\d.,$])\b(1[5-9]\d\d|20\d\d)\b(?![\d.,%])")
-_SCALE = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "b": 1e9, "bn": 1e9,
-          "trillion": 1e12, "t": 1e12}
-_QUANTITY = re.compile(r"(?<![\w.-])([$\u20ac\u00a3])?\s?(\d+(?:,\d{3})*(?:\.\d+)?)\s?(thousand|million|billion|"
-                       r"trillion|bn|mn|[kmbt])?(?![\w-])(?!\.\d)", re.IGNORECASE)
 _WORD_NUMBERS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve "
                                             "thirteen fourteen fifteen sixteen seventeen eighteen nineteen "
                                             "twenty".split())}
@@ -141,51 +130,6 @@ def _value_after(unit: str, option_words: Sequence[str], values: list) -> list:
     if at < 0:  # not written whole: its most distinctive (longest) word
         at = lower.find(max((w for w in option_words if w not in _GENERIC), key=len, default=phrase))
     return [v for v in values if at >= 0 and lower.find(normalize(v[1]), at) >= 0]
-
-
-# ---------------------------------------------------------------------------------------------- values
-def dates_in(text: str) -> list[tuple[date, str]]:
-    """Full dates (and, only when there is none, bare years as 1 January) in `text`, as written."""
-    found = []
-    for m in ISO_DATE.finditer(text):
-        found.append((_safe_date(int(m.group(1)), int(m.group(2)), int(m.group(3))), m.group(0)))
-    for m in _MDY.finditer(text):
-        found.append((_safe_date(int(m.group(3)), month_number(m.group(1).lower()), int(m.group(2))),
-                      m.group(0)))
-    for m in _DMY.finditer(text):
-        found.append((_safe_date(int(m.group(3)), month_number(m.group(2).lower()), int(m.group(1))),
-                      m.group(0)))
-    found = [(d, s) for d, s in found if d is not None]
-    if not found:
-        found = [(date(int(m.group(1)), 1, 1), m.group(1)) for m in _YEAR.finditer(text)]
-    return found
-
-
-def _safe_date(year: int, month: int, day: int) -> date | None:
-    try:
-        return date(year, month, day)
-    except ValueError:
-        return None
-
-
-def quantities_in(text: str, skip: Sequence[str] = ()) -> list[tuple[float, str]]:
-    """Numbers with their scale ("$3.06 trillion", "330 m", "2.81T") in `text`, as written; years, dates and the
-    numbers in `skip` (the options' own, "iPhone 15") left out."""
-    dated = [m.span() for pattern in (ISO_DATE, _MDY, _DMY) for m in pattern.finditer(text)]
-    out = []
-    for m in _QUANTITY.finditer(text):
-        if any(a <= m.start() < b for a, b in dated):
-            continue
-        digits = m.group(2).replace(",", "")
-        if m.group(2) in skip or digits in skip:
-            continue
-        if _YEAR.fullmatch(m.group(2)) and not m.group(1) and not m.group(3):
-            continue  # a bare year is not a quantity
-        scale = _SCALE.get((m.group(3) or "").lower(), 1.0)
-        if m.group(3) and len(m.group(3)) == 1 and m.group(3).lower() == "m" and not m.group(1):
-            scale = 1.0  # "330 m" is metres, not millions
-        out.append((float(digits) * scale, m.group(0).strip()))
-    return out
 
 
 # ---------------------------------------------------------------------------------------------- choice
@@ -312,16 +256,6 @@ def check_arithmetic(question: str, evidence: Sequence[str], facts: int = 0) -> 
     trace["computation"] = f"{found[entities[0]]['value']} {'-' if operation == 'difference' else '+'} " \
                            f"{found[entities[1]]['value']} = {format_quantity(result)}"
     return Computed(format_quantity(result), f"computed in code: {trace['computation']}", trace)
-
-
-def format_quantity(value: float) -> str:
-    """A computed number as an answer: thousands separated, at most 2 decimals, large ones in words
-    ("250 billion")."""
-    for word, scale in (("trillion", 1e12), ("billion", 1e9)):
-        if abs(value) >= scale:
-            return f"{value / scale:,.3f}".rstrip("0").rstrip(".") + f" {word}"
-    text = f"{value:,.2f}".rstrip("0").rstrip(".")
-    return text
 
 
 # ---------------------------------------------------------------------------------------------- yes/no
@@ -456,7 +390,7 @@ def _stated_counts(noun: Sequence[str], entity: Sequence[str], evidence: Sequenc
             if count is None or (i and words[i - 1].lower() in ("top", "no.", "#", "number")):
                 continue
             after = [w.strip(".,;:").lower() for w in words[i + 1:i + 6]]
-            if after and after[0] in _SCALE and len(after[0]) > 2:  # "14 million people": the count is 14 million
+            if after and after[0] in SCALE_WORDS and len(after[0]) > 2:  # "14 million people": the count is 14 million
                 count, after = f"{count} {after[0]}", after[1:]
             if not (all(any(_kin(n, w) for w in after) for n in needed) or
                     (len(needed) > 1 and any(_kin(needed[0], w) for w in after[:2]))):
@@ -473,6 +407,6 @@ def _as_count(word: str) -> str | None:
     w = word.strip(".,;:()").lower()
     if w in _WORD_NUMBERS:
         return str(_WORD_NUMBERS[w])
-    if re.fullmatch(r"\d{1,3}(?:,\d{3})+|\d+", w) and not _YEAR.fullmatch(w):
+    if re.fullmatch(r"\d{1,3}(?:,\d{3})+|\d+", w) and not YEAR.fullmatch(w):
         return w
     return None

@@ -7,7 +7,8 @@ both options, a negation, a value written before the option it is not about, a n
 import pytest
 
 from models.verify import Candidate, SupportVerifier, VerifierConfig
-from models.verify.checkable import check_choice, check_count, check_yes_no, dates_in, quantities_in
+from models.verify.checkable import check_choice, check_count, check_yes_no
+from models.verify.stated_values import dates_in, quantities_in
 
 
 # ---------------------------------------------------------------------------------------------- choice

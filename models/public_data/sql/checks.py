@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from models.public_data.records import format_money
 from models.public_data.sql.grammar import DECADE, FLAGS, YEAR, sql_string
 from models.public_data.tables import NAME_COLUMNS, TABLE_NAMES, table
-from models.verify.checkable import quantities_in
+from models.verify.stated_values import quantities_in
 from models.verify.question_form import options_of
 from models.verify.lexical import normalize
 

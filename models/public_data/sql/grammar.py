@@ -22,7 +22,7 @@ import re
 from typing import Iterable, Sequence
 
 from models.public_data.sql.schema import SchemaDescriptor, TableInfo
-from models.verify.checkable import quantities_in
+from models.verify.stated_values import quantities_in
 
 _NUMERIC = ("INTEGER", "REAL")
 FLAGS = frozenset({"won"})  # 0/1 columns: compared with 0 or 1 only, never with the question's numbers
