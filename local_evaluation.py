@@ -221,7 +221,7 @@ def evaluate(args, config, model, judge, trim, out_dir: Path) -> int:
             yield example
 
     predictions = PredictionLog(out_dir / PREDICTIONS_FILE)
-    from evaluation.current_results import current_commit
+    from evaluation.experiments.current_results import current_commit
 
     commit = current_commit()  # the code the answers come from, kept in summary.json (current_results reads it)
     examples = remember(islice(load_examples(args.data, stats), args.limit))

@@ -1,10 +1,10 @@
-"""Local evaluation, never imported at inference: CRAG data files (`data`), the V3 scoring rules, judges,
-the resumable prediction run and the report; and the library behind the evaluation command lines of scripts/: the
-ablation and mode comparison (`suite_runs`, `ablation`, `modes`), run comparison (`compare`), the benchmarks
-(`bench/`), the accuracy of the attribute predictor (`attribute_accuracy`), the verifier sweep (`verifier_sweep`,
-with `verify_saved` for runs without traces), the gate's fit (`gate_fit`) and the latency projection
-(`latency_model`). What measures training's own artefacts (API generation, the key-match sweep over generated
-questions, the gate's refit on generated fit sets) is in training/, which imports this package, never the reverse."""
+"""Local evaluation, never imported at inference. The evaluator `local_evaluation.py` runs, here at the top: CRAG
+data files (`data`), the V3 scoring rules (`metrics`), the judges (`judge`, `normalized_judge` with `normalize` and
+`answer_match`), the resumable prediction run (`runner`, `ray_runner`), the report (`report`, `html_report`,
+`explain`) and run comparison (`compare`). In rooms below it, importing it and never imported by it:
+`experiments/` (grids of runs and what is read from them, the latency projection), `bench/` (the benchmarks),
+`acceptance/` (the builders of the acceptance data) and `servers/` (LLM servers started for runs and tests). The
+answer gate's fit is in training/gate/, which imports this package, never the reverse."""
 from evaluation.judge import CachingJudge, Judgement, JudgeItem, LocalJudge, OpenAIJudge, RulesJudge, make_judge, \
     parse_judge_response
 from evaluation.metrics import ScoreItem, Verdict, compute_metrics, count_unjudged, score_predictions

@@ -2,7 +2,7 @@
 
 The trace is the contract between `models/` and what reads a run back: `evaluation/explain.py`
 (`local_evaluation.py --explain ID`), `evaluation/html_report.py` (report.html), the answer gate's fit
-(`evaluation/gate_fit.py`, from each attempt's verifier scores) and the latency projection (`llm_calls`). It is
+(`training/gate/fit.py`, from each attempt's verifier scores) and the latency projection (`llm_calls`). It is
 plain JSON data. `Trace` declares every top-level key once, with the module that writes it and what it holds;
 `tests/test_trace.py` checks that the writers write and the readers read no other key, and that the traces of a
 real run hold only these. A key is present only where its stage ran (`total=False`), except the two lists every

@@ -28,15 +28,15 @@ summary is read, not rerun (`--rerun` forces it; an unfinished one resumes its p
 SUITE=DIR` reads the base row of that suite from an existing run directory (e.g. the default profile's
 final runs) instead of running it. The table is printed and written to `<output-root>/ablation.md`; a cell
 whose run did not happen says "not run", one whose run failed says "failed". The library is
-`evaluation/ablation.py`.
+`evaluation/experiments/ablation.py`.
 """
 from __future__ import annotations
 
 import argparse
 import sys
 
-from evaluation.ablation import CONFIGURATIONS, SUITES, run_ablation
-from evaluation.suite_runs import add_run_options
+from evaluation.experiments.ablation import CONFIGURATIONS, SUITES, run_ablation
+from evaluation.experiments.suite_runs import add_run_options
 
 
 def main(argv=None) -> int:

@@ -16,7 +16,7 @@ import argparse
 import sys
 
 from evaluation.bench.judge import JUDGES, bench_judge
-from evaluation.judge_agreement import LABELS_PATH
+from evaluation.experiments.judge_agreement import LABELS_PATH
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -13,7 +13,7 @@ embedder -> top `rerank_k` by cosine -> the same context budget (`es.*` columns)
 
 How answer-in-context recall is counted. Several gold answers are sentences, and some short ones are
 meaningless as substrings ("yes", "en", "nan"). Each question therefore gets *key strings*
-(`evaluation.context_recall.answer_keys`, whose docstring states the rule): for a sentence-long gold answer one
+(`evaluation.experiments.context_recall.answer_keys`, whose docstring states the rule): for a sentence-long gold answer one
 key per fact it adds to the question; otherwise one key whose spellings are the gold answer and its alternatives
 (found if any spelling is), keeping spellings of at most four words and three or more characters that are not
 yes/no/nan/refusals; or, with `--answer-keys FILE` (a JSONL file of {"interaction_id", "answer_keys"} kept beside

@@ -11,7 +11,7 @@ runs `local_evaluation.py` on every suite as scripts/ablation.py does (same suit
 
 Columns per suite, read from each run's summary and traces:
 - correct / missing / hallucinated (n), score and seconds per question (the normalized judge);
-- answer-in-context recall: gold keys (`evaluation/context_recall.py`) stated by the evidence any answer attempt
+- answer-in-context recall: gold keys (`evaluation/experiments/context_recall.py`) stated by the evidence any answer attempt
   read (its chunks) or proposed (an exact value), over the keys of the questions that have one;
 - source-selection accuracy (omni only), where the gold source is known: a source is a gold source of a question
   when, in the `omni-every-source` run of the same suite, its evidence (items or exact value) states a gold key;
@@ -20,15 +20,15 @@ Columns per suite, read from each run's summary and traces:
   it: "any structured", over the questions whose gold includes a structured source);
 - conflicts (omni rows): questions whose engaged sources gave differing exact values, and the rule that settled
   them.
-The table is printed and written to `<output-root>/modes.md`. The library is `evaluation/modes.py`.
+The table is printed and written to `<output-root>/modes.md`. The library is `evaluation/experiments/modes.py`.
 """
 from __future__ import annotations
 
 import argparse
 import sys
 
-from evaluation.modes import MODES, SUITES, run_modes
-from evaluation.suite_runs import add_run_options
+from evaluation.experiments.modes import MODES, SUITES, run_modes
+from evaluation.experiments.suite_runs import add_run_options
 
 
 def main(argv=None) -> int:

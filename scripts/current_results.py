@@ -21,14 +21,14 @@ into every file of `--write` (all files are checked for the markers before anyth
 `--limit N` runs N questions per set into `<output-root>/limit-N/` and writes nothing (the table is printed);
 `--dry-run` prints the commands; `--render-only` re-makes the documents from the stored figures; `--check` says
 (exit 1) whether the documents' blocks differ from the stored figures' rendering. The library is
-`evaluation/current_results.py`.
+`evaluation/experiments/current_results.py`.
 """
 from __future__ import annotations
 
 import argparse
 import sys
 
-from evaluation.current_results import DOCUMENTS, OUTPUT_ROOT, PROFILES, SETS, STORE, run_current_results, stale
+from evaluation.experiments.current_results import DOCUMENTS, OUTPUT_ROOT, PROFILES, SETS, STORE, run_current_results, stale
 
 
 def main(argv=None) -> int:

@@ -9,13 +9,13 @@ Prints, in one run:
   and of the LLM few-shot self-consistency predictor (demonstrations drawn from the training questions);
 - the LLM predictor's accuracy on `--llm-holdout` training questions held out of its demonstration pool;
 - the cost per question of each method (wall ms, one batch).
-The library is `evaluation/attribute_accuracy.py`.
+The library is `evaluation/experiments/attribute_accuracy.py`.
 """
 from __future__ import annotations
 
 import argparse
 
-from evaluation.attribute_accuracy import evaluate_attributes
+from evaluation.experiments.attribute_accuracy import evaluate_attributes
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -11,19 +11,19 @@ calibrated gate side by side, then fits on every candidate and writes the gate (
 coefficients, intercept, what it was fitted on, the cross-validated figures) as JSON for `verifier.gate_path`.
 `--gate` instead prints the same table for a fitted gate on runs it never saw. The rules' verdict is replayed
 under the profile's `verifier` thresholds (`--profile`). `--collect DIR` first runs `local_evaluation.py` (rules
-gate) on the package's own fit sets (`evaluation.gate_fit.FIT_SUITES`: 432 KG template questions generated into
-DIR by `training/gate_kg_questions.py` (Task 2), the 269 web questions of `data/gate/` (Task 1), the KG wordings,
+gate) on the package's own fit sets (`training.gate.fit.FIT_SUITES`: 432 KG template questions generated into
+DIR by `training/gate/kg_questions.py` (Task 2), the 269 web questions of `data/gate/` (Task 1), the KG wordings,
 checkable and public-SQL acceptance sets; none shares a question, by entity and gold answer in any words, with the
 bundled sample, the Task-2/3 samples, the dev questions or kg_unseen, and the three acceptance sets, also reported
 in docs/results.md, are marked in-sample there: tests/verify/test_held_out.py) into `DIR/<set>/`, skipping those
-already finished, and fits on them. The library is `training/gate_refit.py` (the fit: `evaluation/gate_fit.py`).
+already finished, and fits on them. The library is `training/gate/refit.py` (the fit: `training/gate/fit.py`).
 """
 from __future__ import annotations
 
 import argparse
 
 from evaluation.cli import UsageError
-from training.gate_refit import fit_gate
+from training.gate.refit import fit_gate
 
 
 def main(argv: list[str] | None = None) -> int:

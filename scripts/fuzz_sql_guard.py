@@ -3,7 +3,7 @@
     python scripts/fuzz_sql_guard.py [--n 10000] [--seed 0] [--time-limit 0.05] [--margin 0.5]
 
 Builds a store from data/public in a temporary directory, runs `--n` statements of the generator in
-evaluation/hostile_sql.py (writes, ATTACH, PRAGMA, several statements, recursive CTEs, cross joins,
+evaluation/acceptance/hostile_sql.py (writes, ATTACH, PRAGMA, several statements, recursive CTEs, cross joins,
 forbidden functions, internal tables, huge or malformed text, mutations of valid statements, ~20 % valid ones)
 through one `ReadOnlySQL` with time limit `--time-limit`, and prints one line of figures: statements, refused
 before SQLite, refused by the authorizer, errors, ran, interrupted, max seconds, escapes, writes (the store's
@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from evaluation.hostile_sql_run import fuzz_guard
+from evaluation.acceptance.hostile_sql_run import fuzz_guard
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -26,14 +26,14 @@ split over the four cards (one card at a time), one `generate` per adapter group
   grader's network; ours answers in a few ms locally); in the worst case `kg.max_calls_per_question` each.
 Token counts come from the CPU model's tokenizer (SmolLM2, 49k vocabulary), which splits English into
 more tokens than Llama 3's 128k vocabulary: the projection errs long.
-The library is `evaluation/latency_model.py`.
+The library is `evaluation/experiments/latency_model.py`.
 """
 from __future__ import annotations
 
 import argparse
 import sys
 
-from evaluation.latency_model import DEV_QUESTIONS, PROFILES, project_runs, trace
+from evaluation.experiments.latency_model import DEV_QUESTIONS, PROFILES, project_runs, trace
 from models.config import REPO_ROOT
 
 

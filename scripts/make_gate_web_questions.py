@@ -6,7 +6,7 @@
 KG template questions (held-out splits first, at most `--per-template` per template) with five pages each, rendered
 from the fixture KG's records, in three cases (`gate_case`): the pages state the answer, do not state it, or state
 a wrong value on an older page beside the right one. Questions of the sets the gate is reported on (the bundled
-sample, `data/acceptance/kg_unseen.jsonl`) are never asked. The library is `training/gate_web_questions.py`; this is its
+sample, `data/acceptance/kg_unseen.jsonl`) are never asked. The library is `training/gate/web_questions.py`; this is its
 command line. The output is deterministic for a seed, so `--check` compares bytes.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from training.gate_web_questions import DEFAULT_OUT, REPO, make_gate_web_questions
+from training.gate.web_questions import DEFAULT_OUT, REPO, make_gate_web_questions
 
 
 def main(argv: list[str] | None = None) -> int:

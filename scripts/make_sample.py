@@ -3,7 +3,7 @@
     python scripts/make_sample.py           # (re)writes crag_sample.jsonl and crag_sample_task3.jsonl
     python scripts/make_sample.py --check   # exit 1 if the committed files differ from a fresh build
 
-How the pages are assembled (and why a rebuild is byte-identical): `evaluation/sample_data.py`. Exit status 2
+How the pages are assembled (and why a rebuild is byte-identical): `evaluation/acceptance/sample_data.py`. Exit status 2
 on a malformed source.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from evaluation.sample_data import OUT_DIR, SOURCE_DIR, make_sample
+from evaluation.acceptance.sample_data import OUT_DIR, SOURCE_DIR, make_sample
 
 
 def main(argv: list[str] | None = None) -> int:

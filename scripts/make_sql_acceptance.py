@@ -4,7 +4,7 @@
     python scripts/make_sql_acceptance.py --out /tmp/x.jsonl --src /path/to/csvs
 
 Aggregation, comparison and count questions over the public-data store (the fixture CSVs in data/public/), each
-gold computed from the CSV rows, independent of the SQL the system writes: `evaluation/sql_acceptance.py`. The
+gold computed from the CSV rows, independent of the SQL the system writes: `evaluation/acceptance/sql_acceptance.py`. The
 output is deterministic (fixed key order, UTF-8, no timestamps): the same bytes on every run.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from evaluation.sql_acceptance import DEFAULT_OUT, DEFAULT_SRC, make_sql_acceptance
+from evaluation.acceptance.sql_acceptance import DEFAULT_OUT, DEFAULT_SRC, make_sql_acceptance
 
 
 def main(argv: list[str] | None = None) -> int:

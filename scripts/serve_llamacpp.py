@@ -5,7 +5,7 @@
     kill <the pid this prints>                                          # stop it
 
 The server answers `/v1/models`, `/v1/completions` and `/v1/chat/completions`, and reads a top-level `grammar`
-(GBNF) in a request body; its quirks (slots, the served name) are handled in `evaluation/llamacpp_server.py`. It
+(GBNF) in a request body; its quirks (slots, the served name) are handled in `evaluation/servers/llamacpp_server.py`. It
 stops on SIGTERM or SIGINT.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ import argparse
 import os
 import sys
 
-from evaluation.llamacpp_server import DEFAULT_MODEL, serve_llamacpp
+from evaluation.servers.llamacpp_server import DEFAULT_MODEL, serve_llamacpp
 
 
 def main() -> int:

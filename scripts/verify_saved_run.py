@@ -7,7 +7,7 @@ scripts/sweep_verifier.py.
 
 The context is the web pathway's (public-data facts, which the pipeline puts first, are not rebuilt), so a
 prediction that came from public data or the KG is checked against the web pages only. The library is
-`evaluation/verify_saved.py`.
+`evaluation/experiments/verify_saved.py`.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import argparse
 import sys
 
 from evaluation.data import DEFAULT_DATA_PATH
-from evaluation.verify_saved import verify_saved_run
+from evaluation.experiments.verify_saved import verify_saved_run
 
 
 def main(argv=None) -> int:

@@ -7,6 +7,8 @@
 - The KG language package imports no LLM, HTTP or model code.
 - The top-level floors, bottom to top: models < mock_api < evaluation < training < submission, with
   local_evaluation.py beside training (the evaluation's command line): each imports only floors below it.
+- Inside evaluation/, the evaluator (its top-level modules) imports none of its rooms (experiments/, bench/,
+  acceptance/, servers/), which import it.
 - `scripts/` are command lines over the libraries: none edits `sys.path`, imports another script, or grows past a
   screenful of argument parsing; nothing imports a script but the tests of its command line, and no test loads a
   file by its path.
@@ -117,3 +119,17 @@ def test_each_floor_imports_only_the_floors_below_it(floor):
     looked_back = {(str(path.relative_to(REPO)), name) for path in floor_files(floor)
                    for name in imports(path) if within(name, above)}
     assert not looked_back
+
+
+EVALUATION_ROOMS = ("evaluation.experiments", "evaluation.bench", "evaluation.acceptance", "evaluation.servers")
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "evaluation").glob("*.py")), ids=lambda p: p.name)
+def test_the_evaluator_imports_none_of_its_rooms(path):
+    assert not {name for name in imports(path) if within(name, EVALUATION_ROOMS)}
+
+
+def test_the_rooms_are_there():
+    assert {p.name for p in (REPO / "evaluation").iterdir() if (p / "__init__.py").exists()} == \
+        {name.split(".")[1] for name in EVALUATION_ROOMS}
+    assert (REPO / "training" / "gate" / "__init__.py").exists()

@@ -10,7 +10,7 @@ as one space, whole words only):
   ("yes", "en", "nan" are everyday words, not copies);
 - four consecutive words of a sentence-long gold answer, two of them words of substance (not stop or linking
   words, not the question's), that its question does not have (a partial copy; "one of the most" is not one);
-- a fact key of a gold answer (`evaluation.context_recall.answer_keys`) of ten characters or more, or one
+- a fact key of a gold answer (`evaluation.experiments.context_recall.answer_keys`) of ten characters or more, or one
   holding a digit and four characters or more (an entity or figure copied on its own);
 - an interaction id, whole or by the eight-character prefix tests used to key on.
 """
@@ -22,7 +22,7 @@ from collections import Counter
 
 import pytest
 
-from evaluation.context_recall import LINK_WORDS, STOP_WORDS, answer_keys
+from evaluation.experiments.context_recall import LINK_WORDS, STOP_WORDS, answer_keys
 from evaluation.data import load_examples
 from models.paths import REPO_ROOT, resolve_repo_path
 

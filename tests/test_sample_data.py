@@ -1,4 +1,4 @@
-"""Checks the shipped sample dataset (data/sample/*.jsonl) and its generator (evaluation/sample_data.py, run as
+"""Checks the shipped sample dataset (data/sample/*.jsonl) and its generator (evaluation/acceptance/sample_data.py, run as
 scripts/make_sample.py).
 
 The sample is what `python local_evaluation.py` runs by default, so these tests guard both the CRAG schema

@@ -10,8 +10,8 @@ import pytest
 from models.trace import FINISHED_KEYS, LLM_CALL_KEYS, TRACE_KEYS, new_trace
 
 REPO = Path(__file__).resolve().parent.parent
-READERS = ("evaluation/explain.py", "evaluation/html_report.py", "evaluation/gate_fit.py",
-           "evaluation/latency_model.py")
+READERS = ("evaluation/explain.py", "evaluation/html_report.py", "training/gate/fit.py",
+           "evaluation/experiments/latency_model.py")
 
 
 def _names_trace(node) -> bool:

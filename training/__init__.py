@@ -16,8 +16,8 @@ Libraries only: their command lines are the thin files in scripts/ (named in bra
     smoke.py           the CPU training smoke run: labels, a few LoRA steps, the adapter loaded
                        (scripts/smoke_training.py)
     router.py          the domain router trained and saved (scripts/train_router.py)
-    gate_web_questions.py, gate_kg_questions.py   the answer gate's fit sets (scripts/make_gate_web_questions.py;
-                       scripts/fit_gate.py --collect)
+    gate/              the answer gate's training side: what it may be fitted on, its fit sets, the fit and the
+                       refit (scripts/make_gate_web_questions.py, scripts/fit_gate.py)
 """
 from training.api_data import APIExample, load_api_examples, validate
 from training.labels import LabelBuilder, LabelDecision, decide_label

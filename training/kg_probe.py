@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from evaluation.context_recall import LINK_WORDS, STOP_WORDS
+from evaluation.experiments.context_recall import LINK_WORDS, STOP_WORDS
 
 PROBE_QUESTIONS = 30
 MIN_SERVED_SHARE = 0.25

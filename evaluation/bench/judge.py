@@ -1,5 +1,5 @@
 """How far an evaluation judge agrees with hand labels, printed as scripts/bench_judge.py reports it (the measures
-are `evaluation/judge_agreement.py`).
+are `evaluation/experiments/judge_agreement.py`).
 
 `bench_judge` scores every labelled row with the judge named (`JUDGES`), then prints the agreement on decided rows
 and the undecided share (`summary_line`), the confusion matrix (`confusion_table`), the same per source and for the
@@ -9,7 +9,7 @@ status, 0 when they do.
 from __future__ import annotations
 
 from evaluation.judge import RulesJudge
-from evaluation.judge_agreement import (LABELS, LABELS_PATH, MAX_UNDECIDED, MIN_AGREEMENT, UNJUDGED,
+from evaluation.experiments.judge_agreement import (LABELS, LABELS_PATH, MAX_UNDECIDED, MIN_AGREEMENT, UNJUDGED,
                                          Agreement, load_labels, measure)
 from evaluation.normalized_judge import NormalizedJudge
 

@@ -1,7 +1,7 @@
 """Answer-in-context recall of a web context, as the web benchmarks count it (scripts/bench_web.py, whose
 docstring states the rule, and scripts/bench_retrievers.py).
 
-A question's keys (`evaluation.context_recall.answer_keys`, at least three characters) are kept only where one of
+A question's keys (`evaluation.experiments.context_recall.answer_keys`, at least three characters) are kept only where one of
 its pages states them (`answer_keys` returns the reachable and the unreachable ones); `found` counts the keys one of
 whose spellings is in the context, case-insensitively, where the context is what the LLM would read, counted by the
 grader's tokenizer (`token_counter`, or whitespace words when the tokenizer folder is missing).
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 
-from evaluation import context_recall
-from evaluation.context_recall import Key
+from evaluation.experiments import context_recall
+from evaluation.experiments.context_recall import Key
 from models.types import Query
 
 

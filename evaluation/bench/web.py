@@ -18,9 +18,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from evaluation import context_recall
+from evaluation.experiments import context_recall
 from evaluation.bench.recall import answer_keys, found, page_texts, to_query, token_counter
-from evaluation.context_recall import Key
+from evaluation.experiments.context_recall import Key
 from evaluation.data import load_examples
 from models.config import load_config
 from models.embedder import Embedder

@@ -144,7 +144,7 @@ def kv_cache_plan(share: float, size_bytes: int, memory: NodeMemory) -> tuple[di
 @dataclass(frozen=True)
 class CPUEngine:
     """vLLM's CPU engine as a profile's `llm` section asks for it; the in-process backend (models/llm/vllm_backend.py)
-    and the OpenAI server (evaluation/vllm_server.py) both start from it.
+    and the OpenAI server (evaluation/servers/vllm_server.py) both start from it.
 
     Attributes:
         args: engine arguments: dtype, tensor_parallel_size, and kv_cache_memory_bytes or gpu_memory_utilization.

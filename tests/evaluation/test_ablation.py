@@ -1,7 +1,7 @@
-"""evaluation/ablation.py: every configuration is a valid profile."""
+"""evaluation/experiments/ablation.py: every configuration is a valid profile."""
 import pytest
 
-from evaluation.ablation import CONFIGURATIONS
+from evaluation.experiments.ablation import CONFIGURATIONS
 from models.config import load_config, save_config
 
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from evaluation.context_recall import answer_keys, found, load_key_annotations, sentence_keys
+from evaluation.experiments.context_recall import answer_keys, found, load_key_annotations, sentence_keys
 
 
 def test_a_sentence_gives_one_key_per_fact_it_adds_to_the_question():

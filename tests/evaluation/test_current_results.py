@@ -1,4 +1,4 @@
-"""evaluation/current_results.py and scripts/current_results.py: the one current-results table is made from stored
+"""evaluation/experiments/current_results.py and scripts/current_results.py: the one current-results table is made from stored
 figures, runs update only what they measured, bad markers write nothing; and the repository's documents hold exactly
 the rendering of docs/current_results.json (no hand-edited table)."""
 import json
@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from evaluation import current_results as cr
-from evaluation.current_results import (END, SETS, START, MarkerError, ResultSet, block_of, load_store, read_cell,
+from evaluation.experiments import current_results as cr
+from evaluation.experiments.current_results import (END, SETS, START, MarkerError, ResultSet, block_of, load_store, read_cell,
                                         render, replace_block, run_command, run_current_results, stale, write_block)
 from evaluation.data import count_examples
-from evaluation.suite_runs import Suite
+from evaluation.experiments.suite_runs import Suite
 from models.config import REPO_ROOT
 from scripts.current_results import main
 

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from evaluation.judge import RulesJudge
-from evaluation.judge_agreement import LABELS_PATH, MAX_UNDECIDED, MIN_AGREEMENT, load_labels, measure
+from evaluation.experiments.judge_agreement import LABELS_PATH, MAX_UNDECIDED, MIN_AGREEMENT, load_labels, measure
 from evaluation.normalized_judge import NormalizedJudge
 
 

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from evaluation import latency_model
+from evaluation.experiments import latency_model
 from models.config import REPO_ROOT, load_config
 from models.latency import LLMLatency
 

@@ -1,8 +1,8 @@
-"""evaluation/modes.py: both modes' profiles are valid, and answer-in-context recall, gold sources,
+"""evaluation/experiments/modes.py: both modes' profiles are valid, and answer-in-context recall, gold sources,
 selection accuracy and conflicts are read from traces as documented."""
 import pytest
 
-from evaluation import modes
+from evaluation.experiments import modes
 from models.config import load_config, save_config
 
 

@@ -1,9 +1,9 @@
-"""The SQL source's acceptance set (evaluation/sql_acceptance.py, scripts/make_sql_acceptance.py) is rebuilt
+"""The SQL source's acceptance set (evaluation/acceptance/sql_acceptance.py, scripts/make_sql_acceptance.py) is rebuilt
 byte for byte from the CSVs."""
 import json
 import re
 
-import evaluation.sql_acceptance as sql_acceptance
+import evaluation.acceptance.sql_acceptance as sql_acceptance
 from models.paths import resolve_repo_path
 from scripts.make_sql_acceptance import main
 

@@ -1,9 +1,9 @@
-"""evaluation/suite_runs.py: a run directory is read back as a cell, and each run's command line is as documented."""
+"""evaluation/experiments/suite_runs.py: a run directory is read back as a cell, and each run's command line is as documented."""
 import json
 import math
 import sys
 
-from evaluation.suite_runs import SUITES, Cell, command, read_run, records
+from evaluation.experiments.suite_runs import SUITES, Cell, command, read_run, records
 from models.config import REPO_ROOT
 
 
@@ -36,14 +36,14 @@ def test_a_corrupt_run_is_logged_with_its_path_and_count(tmp_path, caplog):
     assert read_run(tmp_path / "nowhere") is None and not caplog.records  # missing is not corrupt: no log
     _summary(tmp_path)
     (tmp_path / "predictions.jsonl").write_text('{"latency_s": 1.0}\n{"no latency": 1}\n{"latency_s": "x"}\n')
-    with caplog.at_level("WARNING", logger="evaluation.suite_runs"):
+    with caplog.at_level("WARNING", logger="evaluation.experiments.suite_runs"):
         read_run(tmp_path)
     assert [r.getMessage() for r in caplog.records] == [
         f"{tmp_path / 'predictions.jsonl'}: 2 of 3 records without a readable latency_s; its seconds per question "
         "show as n/a"]
     caplog.clear()
     (tmp_path / "summary.json").write_text("{not json")
-    with caplog.at_level("WARNING", logger="evaluation.suite_runs"):
+    with caplog.at_level("WARNING", logger="evaluation.experiments.suite_runs"):
         assert read_run(tmp_path) is None
     assert len(caplog.records) == 1 and str(tmp_path / "summary.json") in caplog.records[0].getMessage()
     assert "n/a" in caplog.records[0].getMessage()

@@ -1,5 +1,5 @@
 """The OpenAI-compatible backend against a real vLLM server: vLLM 0.32.0's CPU build serving SmolLM2-135M with the
-committed `api_generation` adapter as a LoRA module (evaluation/vllm_server.py, profile cpu-vllm-server), the way
+committed `api_generation` adapter as a LoRA module (evaluation/servers/vllm_server.py, profile cpu-vllm-server), the way
 g4dn-server reaches `vllm serve` on the GPUs. One server for the module, stopped by its process id."""
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def server(model_folder, tmp_path_factory):
     require_vllm()
-    from evaluation.vllm_server import start_vllm_server, stop_vllm_server, wait_until_serving
+    from evaluation.servers.vllm_server import start_vllm_server, stop_vllm_server, wait_until_serving
 
     port = _free_port()
     log_path = tmp_path_factory.mktemp("vllm_server") / "server.log"
@@ -93,7 +93,7 @@ def test_the_adapter_and_the_base_model_mixed_in_one_batch(server, cpu_embedder)
 
 
 def _serve(port: int, log_path):
-    from evaluation.vllm_server import start_vllm_server, stop_vllm_server, wait_until_serving
+    from evaluation.servers.vllm_server import start_vllm_server, stop_vllm_server, wait_until_serving
 
     process = start_vllm_server("cpu-vllm", port=port, log_path=log_path)
     try:
@@ -110,7 +110,7 @@ def test_a_run_whose_server_stops_answers_i_dont_know_and_its_resumed_run_comple
     trace, every question saved. The server comes back on the same port and the rerun asks exactly those again."""
     from evaluation.data import load_examples
     from evaluation.runner import PredictionLog, needs_asking_again, run_predictions
-    from evaluation.vllm_server import stop_vllm_server
+    from evaluation.servers.vllm_server import stop_vllm_server
     from models.crag_model import CragModel
 
     config = load_config("cpu-vllm-server", {"llm.server.base_url": server["url"], "llm.server.retries": 0})
@@ -146,7 +146,7 @@ def test_a_run_whose_server_stops_answers_i_dont_know_and_its_resumed_run_comple
 def test_the_server_stopped_mid_batch_answers_empty_with_reasons_and_loses_nothing(server, tmp_path):
     """The last test of the module: the server is killed while a batch is in flight; every request comes back, the
     unfinished ones "" with the reason (the pipeline's "i don't know")."""
-    from evaluation.vllm_server import stop_vllm_server
+    from evaluation.servers.vllm_server import stop_vllm_server
 
     generator, _ = _generator(server["url"], retries=0, timeout_s=30.0)
     long = GenerationRequest(({"role": "user", "content": "Write a long story about a lighthouse."},),

@@ -1,6 +1,6 @@
 """The read-only SQL guard (models/public_data/sql/guard.py): chosen hostile cases, then generated ones.
 
-The fuzz run (`run_fuzz`) sends statements of evaluation/hostile_sql.py through one guard over a copy of
+The fuzz run (`run_fuzz`) sends statements of evaluation/acceptance/hostile_sql.py through one guard over a copy of
 the store in the test's own tmp dir and asserts that nothing escaped: no exception out of `run`, the file's
 sha256 and `sqlite_master` unchanged, no file created beside it (ATTACH and VACUUM INTO would make one), every
 result within the time limit plus a margin, no refused result with rows, no cell holding text of the internal
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.hostile_sql import FAMILIES, hostile_cases, hostile_statements
-from evaluation.hostile_sql_run import FuzzFigures, run_statements, secrets, store_state
+from evaluation.acceptance.hostile_sql import FAMILIES, hostile_cases, hostile_statements
+from evaluation.acceptance.hostile_sql_run import FuzzFigures, run_statements, secrets, store_state
 from models.public_data.sql.guard import ReadOnlySQL
 from models.public_data.tables import TABLE_NAMES
 from scripts.fuzz_sql_guard import main as fuzz_main

@@ -2,7 +2,7 @@
 so every setting scores the same, and the profile's own setting is printed, marked."""
 import json
 
-from evaluation.verifier_sweep import AXES
+from evaluation.experiments.verifier_sweep import AXES
 from scripts.sweep_verifier import main
 
 

@@ -11,8 +11,8 @@ import pytest
 from evaluation.data import LoadStats, load_examples
 from models.paths import REPO_ROOT
 from scripts.make_gate_web_questions import main
-from training.gate_web_pages import gold_answer, page_text, states
-from training.gate_web_questions import CASES, PAGES
+from training.gate.web_pages import gold_answer, page_text, states
+from training.gate.web_questions import CASES, PAGES
 
 GATE_FILE = REPO_ROOT / "data" / "gate" / "gate_questions.jsonl"
 REPORTED = ("data/sample/crag_sample.jsonl", "data/sample/crag_sample_task3.jsonl",
@@ -84,8 +84,8 @@ def test_no_question_of_a_reported_set(rows):
 
 
 def test_no_question_of_a_reported_set_in_other_words(rows):
-    """By content too: no row has the entity and gold answer of a reported set's question (training.held_out)."""
-    from training.held_out import held_out_questions, questions, shared
+    """By content too: no row has the entity and gold answer of a reported set's question (training.gate.held_out)."""
+    from training.gate.held_out import held_out_questions, questions, shared
 
     found = shared(held_out_questions(), questions("gate_web", rows))
     assert not found, "\n".join(map(str, found))

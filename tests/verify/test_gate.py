@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from evaluation.gate_fit import Row, cross_validated, fit, labelled_candidates, reliability
+from training.gate.fit import Row, cross_validated, fit, labelled_candidates, reliability
 from models.types import IDK, INVALID
 from models.verify import Candidate, SupportVerifier, VerifierConfig
 from models.verify.gate import CalibratedGate, candidate_answer, features
@@ -169,7 +169,7 @@ def test_fit_script_turns_unusable_arguments_into_usage_errors(argv, message, tm
 
 
 def test_collect_evaluates_each_fit_set_once_under_the_rules_gate(tmp_path, monkeypatch):
-    import training.gate_refit as gate_refit
+    import training.gate.refit as gate_refit
 
     commands = []
 
@@ -194,7 +194,7 @@ def test_collect_evaluates_each_fit_set_once_under_the_rules_gate(tmp_path, monk
 def test_the_shipped_cpu_gate_loads_and_was_fitted_only_on_the_fit_sets():
     from pathlib import Path
 
-    from evaluation.gate_fit import FIT_SUITES
+    from training.gate.fit import FIT_SUITES
     from models.paths import REPO_ROOT
 
     gate = CalibratedGate.load(REPO_ROOT / "models/gates/cpu.json")

@@ -1,5 +1,5 @@
 """Held out by content: no fit set of the answer gate and no training set of the KG adapter shares a
-question with a set docs/results.md reports on, by entity and gold answer in any words (`training.held_out`),
+question with a set docs/results.md reports on, by entity and gold answer in any words (`training.gate.held_out`),
 except the pairs `IN_SAMPLE` names, which docs/results.md marks in-sample. The generated fit set (`gate_kg`) is
 generated here as `make gate` generates it; the real dev questions are read where ../shared/crag/ holds them."""
 from pathlib import Path
@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from evaluation.data import load_examples
-from evaluation.gate_fit import FIT_SUITES, GATE_KG_QUESTIONS
-from training.held_out import (BUNDLED_REPORTED, IN_SAMPLE, NOT_SAME, gold_forms, questions, read_set, shared,
+from training.gate.fit import FIT_SUITES, GATE_KG_QUESTIONS
+from training.gate.held_out import (BUNDLED_REPORTED, IN_SAMPLE, NOT_SAME, gold_forms, questions, read_set, shared,
                                  unexplained)
 from models.jsonl import read_jsonl
 from models.paths import REPO_ROOT
@@ -20,7 +20,7 @@ if not DEV.is_file():
 
 def _gate_fit_sets() -> dict:
     """Every set `make gate` fits on (`FIT_SUITES`), the KG template set generated as `gate_refit.collect` does."""
-    from training.gate_kg_questions import gate_questions
+    from training.gate.kg_questions import gate_questions
 
     return {name: questions(name, gate_questions()) if data == GATE_KG_QUESTIONS
             else questions(name, read_jsonl(REPO_ROOT / data, lambda row: row))
@@ -31,7 +31,7 @@ def _adapter_training_sets() -> dict:
     """The api_generation adapter's training split of the KG templates (before its programs are executed: every
     question it could be trained on), with the templates' expected answers as gold."""
     from training.api_templates import FixtureKG, generate, split_examples
-    from training.gate_web_questions import default_protected
+    from training.gate.web_questions import default_protected
 
     train = split_examples(generate(FixtureKG.load(), seed=0), default_protected(), seed=0)["train"]
     return {"api_templates": questions("api_templates", [{"id": e.id, "query": e.query, "expected": list(e.expected)}

@@ -1,6 +1,6 @@
 """The CPU profile's web pathway on the real CRAG dev questions, read at run time from ../shared/crag/ (CRAG's
 data is not shipped, so the test skips where the file is absent; it copies none of it: the gold keys come from
-`evaluation.context_recall.answer_keys`, and only counts are asserted and printed).
+`evaluation.experiments.context_recall.answer_keys`, and only counts are asserted and printed).
 
 Property: the keys of the gold answers that some page of the question states ("reachable") reach the context
 the LLM reads, in one batch as the grader sends it. The test prints its counts (`pytest -s`); on 2026-11-26
@@ -10,7 +10,7 @@ context finds none).
 """
 import pytest
 
-from evaluation.context_recall import answer_keys, found
+from evaluation.experiments.context_recall import answer_keys, found
 from evaluation.data import load_examples
 from models.config import load_config
 from models.paths import resolve_repo_path

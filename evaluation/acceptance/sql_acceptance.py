@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DEFAULT_OUT = "data/acceptance/public_sql.jsonl"
 DEFAULT_SRC = "data/public"
 QUERY_TIME = "03/15/2024, 10:00:00 PT"

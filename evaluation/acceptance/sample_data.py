@@ -33,7 +33,7 @@ from urllib.parse import urlparse
 
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SOURCE_DIR = REPO / "data" / "sample" / "source"
 OUT_DIR = REPO / "data" / "sample"
 TASK1_FILE, TASK3_FILE = "crag_sample.jsonl", "crag_sample_task3.jsonl"

@@ -3,7 +3,7 @@ says what is rebuilt and what is not).
 
 `verify_saved_run` re-retrieves each question's web context with the profile's retriever (no LLM), checks the saved
 prediction against it with the support verifier, and writes a predictions.jsonl whose records carry verifier traces,
-ready for the verifier sweep (`evaluation/verifier_sweep.py`).
+ready for the verifier sweep (`evaluation/experiments/verifier_sweep.py`).
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The one "current results" table of README.md and docs/results.md, made by a command (scripts/current_results.py)
 so that nobody types it.
 
-`SETS` are the measured sets, in the table's order, each a `Suite` of `evaluation.suite_runs` read back into the
+`SETS` are the measured sets, in the table's order, each a `Suite` of `evaluation.experiments.suite_runs` read back into the
 `local_evaluation.py` arguments shown in the table (`ResultSet.shown`); a run is that command plus `--profile`,
 `--output-dir` and `--no-resume` (`run_command`). `read_cell` reads a finished run directory as one stored figure:
 the normalized judge's counts and the median seconds per question. The figures live in `docs/current_results.json`
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from evaluation.data import DEFAULT_DATA_PATH
-from evaluation.suite_runs import SUITES, Suite, read_run, records
+from evaluation.experiments.suite_runs import SUITES, Suite, read_run, records
 from models.config import REPO_ROOT
 
 PROFILES = ("cpu", "cpu-vllm", "g4dn")  # cpu-vllm: the cpu profile with its LLM on vLLM's CPU build

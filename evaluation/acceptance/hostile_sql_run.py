@@ -1,4 +1,4 @@
-"""Running hostile SQL through the read-only guard and auditing what came back (the statements: evaluation/hostile_sql.py):
+"""Running hostile SQL through the read-only guard and auditing what came back (the statements: evaluation/acceptance/hostile_sql.py):
 `run_statements` returns `FuzzFigures`, `store_state` is what must not change, `fuzz_guard` a whole fuzz run over a fresh
 store (the library of scripts/fuzz_sql_guard.py)."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evaluation.hostile_sql import hostile_cases
+from evaluation.acceptance.hostile_sql import hostile_cases
 from models.paths import resolve_repo_path
 from models.public_data import build_database
 from models.public_data.sql.guard import ReadOnlySQL

@@ -9,7 +9,7 @@ are quadratic inside one call (`instr`, `replace`, `trim` with a character set),
 valid statements, and about 20 % valid read-only statements over the typed tables so that some succeed.
 `hostile_statements(n, seed)` is the statements alone. Importing the module does nothing else.
 
-`run_statements(guard, cases)` (evaluation/hostile_sql_run.py) runs every statement through `guard.run`, catching what escapes it, and returns
+`run_statements(guard, cases)` (evaluation/acceptance/hostile_sql_run.py) runs every statement through `guard.run`, catching what escapes it, and returns
 `FuzzFigures`; `store_state(path)` is what must not change (the file's sha256, its `sqlite_master`). The tests
 (tests/public_data/test_sql_guard.py) and `fuzz_guard` (a whole fuzz run over a fresh store, the library of
 scripts/fuzz_sql_guard.py) assert on both.
@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from evaluation.hostile_sql_parts import (INTERNAL, KEYWORDS, NUMERIC, TEXT, TYPED, WRITES, condition_on, cross_tables,
+from evaluation.acceptance.hostile_sql_parts import (INTERNAL, KEYWORDS, NUMERIC, TEXT, TYPED, WRITES, condition_on, cross_tables,
                                           doubled, sized, table_of)
 
 

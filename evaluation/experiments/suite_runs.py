@@ -4,8 +4,8 @@ A suite is a data file read as one task (with the grader's tokenizer, or another
 them); `SUITES` are the ones the ablation and the mode comparison measure on. `save_profile` resolves and checks a
 configuration and saves it where its runs go, `command` is the `local_evaluation.py` command line of one run, and
 `read_run` reads a finished run directory back as a `Cell`: the normalized judge's counts from its `summary.json`
-and the mean seconds per question from its `predictions.jsonl` (`records`). Used by `evaluation/ablation.py` and
-`evaluation/modes.py`.
+and the mean seconds per question from its `predictions.jsonl` (`records`). Used by `evaluation/experiments/ablation.py` and
+`evaluation/experiments/modes.py`.
 """
 from __future__ import annotations
 

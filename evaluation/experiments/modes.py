@@ -5,7 +5,7 @@
 set). From each run's prediction records: `trace_figures` (answer-in-context recall of what the answer attempts
 read or proposed, and the conflicts between sources), `gold_sources` (the sources whose evidence states a gold
 key, in the every-source run) and `selection` (source-selection accuracy of the omni run against them).
-`run_modes` runs `local_evaluation.py` per row and suite as the ablation does (`evaluation.suite_runs`) and
+`run_modes` runs `local_evaluation.py` per row and suite as the ablation does (`evaluation.experiments.suite_runs`) and
 writes the `table`.
 """
 from __future__ import annotations
@@ -16,8 +16,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from evaluation.context_recall import answer_keys, found
-from evaluation.suite_runs import SUITES as ABLATION_SUITES, Cell, Suite, command, read_run, records, save_profile
+from evaluation.experiments.context_recall import answer_keys, found
+from evaluation.experiments.suite_runs import SUITES as ABLATION_SUITES, Cell, Suite, command, read_run, records, save_profile
 from models.config import REPO_ROOT
 
 MODES: dict[str, dict] = {

@@ -1,4 +1,4 @@
-"""The web pages of the answer gate's fit questions (training/gate_web_questions.py builds the questions): a KG fact as
+"""The web pages of the answer gate's fit questions (training/gate/web_questions.py builds the questions): a KG fact as
 pages write it, and the five kinds of page that state it, compare it, ask about it or leave it out; seeded, so a
 rebuild is byte-identical."""
 from __future__ import annotations

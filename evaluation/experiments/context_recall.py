@@ -15,7 +15,7 @@ package ships no CRAG gold answers, so it ships no keys for them either):
   question's sentence denies the question and gives no keys.
 A key is found when one of its spellings is stated as a whole phrase (case, punctuation and spacing aside:
 "4" is not found in "14" or "4.5") in the text. Used by the web benchmarks (`evaluation/bench/recall.py`: the web
-context) and the mode comparison (`evaluation/modes.py`: the context and exact values every answer attempt read,
+context) and the mode comparison (`evaluation/experiments/modes.py`: the context and exact values every answer attempt read,
 from a run's traces).
 """
 from __future__ import annotations

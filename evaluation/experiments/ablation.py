@@ -3,7 +3,7 @@ and its table (the command line is scripts/ablation.py, whose docstring describe
 
 `CONFIGURATIONS` maps each row to the profile overrides it measures, cheapest first. `run_ablation` saves each
 configuration's profile, runs `local_evaluation.py` on every suite that has no finished run yet (resuming, or
-rerunning on request), reads the runs back (`evaluation.suite_runs`) and writes the Markdown `table` after every
+rerunning on request), reads the runs back (`evaluation.experiments.suite_runs`) and writes the Markdown `table` after every
 run, so a stopped ablation keeps the rows it finished.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from evaluation.suite_runs import SUITES, Cell, Suite, command, read_run, save_profile
+from evaluation.experiments.suite_runs import SUITES, Cell, Suite, command, read_run, save_profile
 from models.config import REPO_ROOT
 
 WEB = {"web.main_content.enabled": True, "web.sentence_chunks.enabled": True}

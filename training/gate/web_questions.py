@@ -43,7 +43,7 @@ from typing import Iterable, Sequence
 
 from models.jsonl import read_jsonl
 from training.api_templates import FixtureKG, Template, TemplateExample, generate, split_examples, templates
-from training.gate_web_pages import (Fact, comparison_page, gold_answer, is_future, label_of, max_page_age, page_age,
+from training.gate.web_pages import (Fact, comparison_page, gold_answer, is_future, label_of, max_page_age, page_age,
                                      page_text, qa_page, record_page, states, subject_of, value_text)
 
 CASES = ("stated", "absent", "conflict")
@@ -52,7 +52,7 @@ PAGES = 5  # search_results per question (Tasks 1/2)
 MAX_ITEMS = 3  # longer list answers are skipped: a gate example should have one checkable answer
 MAX_ANSWER_CHARS = 60
 DEFAULT_OUT = "data/gate/gate_questions.jsonl"
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 REPORTED = ("data/sample/crag_sample.jsonl", "data/sample/crag_sample_task3.jsonl",
             "data/acceptance/kg_unseen.jsonl")  # the gate is reported on these: never fitted on their questions
 _MULTI_HOP = {"director_birthday", "open_founder_birthplace", "open_founder_born", "open_capital_population",
@@ -254,10 +254,10 @@ def gate_questions(kg: FixtureKG, seed: int = 0, per_template: int = 2, exclude:
     Args:
         per_template: questions per template at most (about 150 templates with short answers; 2 gives ~290).
         exclude: questions never to ask (those of the sets the gate is reported on); besides, no question that shares
-            its entity and gold answer with one of those sets (`training.held_out`), whatever its words.
+            its entity and gold answer with one of those sets (`training.gate.held_out`), whatever its words.
         protected: entities never held out (default: the in-context pool's, the CPU adapter's split).
     """
-    from training.held_out import held_out_questions, question, sharing
+    from training.gate.held_out import held_out_questions, question, sharing
 
     examples = generate(kg, seed=seed)
     splits = split_examples(examples, default_protected() if protected is None else protected, seed=seed)

@@ -9,7 +9,7 @@ each with the answer read from the KG's sources. Per template, up to `per_templa
 wordings the CPU profile's KG adapter was not trained on first (`held`: an unseen phrasing or a held-out template),
 so the pathway answers them as it answers new questions, with its mistakes. An example that asks a question of a
 set the gate is reported on (the bundled and Task-3 samples, kg_unseen: the same entity and gold answer, in any
-words, `training.held_out`) is never picked. Examples whose answer is empty or a
+words, `training.gate.held_out`) is never picked. Examples whose answer is empty or a
 list of more than `max_items` items are left out (a long list is not one short answer). The rows carry no pages:
 run them as Task 2 (`local_evaluation.py --task 2`, the bundled mock API), and the KG pathway (its values and its
 answers over facts) and the public-data facts produce the candidates.
@@ -50,8 +50,8 @@ def pick(examples: Sequence[TemplateExample], per_template: int, seed: int = 0) 
 
 def gate_questions(per_template: int = 3, seed: int = 0, max_items: int = 3, kg: FixtureKG | None = None) -> list[dict]:
     """CRAG-format rows of the picked template examples (see the module docstring), none a question of a set the
-    gate is reported on by content (`training.held_out`: the same entity and gold answer, in any words)."""
-    from training.held_out import held_out_questions, question, sharing
+    gate is reported on by content (`training.gate.held_out`: the same entity and gold answer, in any words)."""
+    from training.gate.held_out import held_out_questions, question, sharing
 
     examples = [e for e in generate(kg or FixtureKG.load(), seed=seed)
                 if e.expected and len(e.expected) <= max_items and answer_text(e.expected)]

@@ -1,4 +1,4 @@
-"""The vocabulary and building blocks of the hostile SQL generator (evaluation/hostile_sql.py): the typed tables' columns,
+"""The vocabulary and building blocks of the hostile SQL generator (evaluation/acceptance/hostile_sql.py): the typed tables' columns,
 the store's internal tables, literal values, keywords and writes, and seeded pieces (a table, a literal, a condition,
 sized and doubled strings, a cross join)."""
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The gate's fit from end to end, as `make gate` and scripts/fit_gate.py run it (the fitting itself is
-`evaluation/gate_fit.py`).
+`training/gate/fit.py`).
 
-`collect` runs (or resumes) the rules-gate evaluation of every fit set (`evaluation.gate_fit.FIT_SUITES`) into
+`collect` runs (or resumes) the rules-gate evaluation of every fit set (`training.gate.fit.FIT_SUITES`) into
 `DIR/<set>/`; `fit_gate` reads the runs' answer candidates and either measures a fitted gate on them (the
 reliability table and the per-candidate scores of the rules and calibrated gates) or fits one: every inverse L2
 strength cross-validated, the best one's table printed, the gate fitted on every candidate and written as JSON.
@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from evaluation.cli import UsageError
-from evaluation.gate_fit import (FIT_SUITES, GATE_KG_QUESTIONS, compare_gates, cross_validated, fit,
+from training.gate.fit import (FIT_SUITES, GATE_KG_QUESTIONS, compare_gates, cross_validated, fit,
                                  labelled_candidates, reliability)
 from evaluation.runner import PREDICTIONS_FILE
 from models.config import REPO_ROOT, load_config
@@ -34,7 +34,7 @@ def collect(root: Path, profile: str | None) -> list[str]:
     runs = []
     root.mkdir(parents=True, exist_ok=True)
     if not (root / GATE_KG_QUESTIONS).is_file():
-        from training.gate_kg_questions import gate_questions, write_rows
+        from training.gate.kg_questions import gate_questions, write_rows
 
         write_rows(gate_questions(), root / GATE_KG_QUESTIONS)
     for name, (data, task) in FIT_SUITES.items():
