@@ -7,6 +7,8 @@
 - The KG language package imports no LLM, HTTP or model code.
 - The top-level floors, bottom to top: models < mock_api < evaluation < training < submission, with
   local_evaluation.py beside training (the evaluation's command line): each imports only floors below it.
+- No module outside tests/ grows past about a screenful of screenfuls (`MODULE_LINES`): a longer one holds more
+  than one idea and is split by concern.
 - Inside evaluation/, the evaluator (its top-level modules) imports none of its rooms (experiments/, bench/,
   acceptance/, servers/), which import it.
 - `scripts/` are command lines over the libraries: none edits `sys.path`, imports another script, or grows past a
@@ -133,3 +135,13 @@ def test_the_rooms_are_there():
     assert {p.name for p in (REPO / "evaluation").iterdir() if (p / "__init__.py").exists()} == \
         {name.split(".")[1] for name in EVALUATION_ROOMS}
     assert (REPO / "training" / "gate" / "__init__.py").exists()
+
+
+MODULE_LINES = 460  # about 450: the longest, evaluation/answer_match.py, is one matcher per kind of answer
+
+
+def test_no_module_outside_the_tests_is_over_the_line_limit():
+    modules = [p for floor in (*FLOORS, "scripts") for p in floor_files(floor)] + [REPO / "local_evaluation.py"]
+    long = {str(p.relative_to(REPO)): n for p in modules
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MODULE_LINES}
+    assert not long
