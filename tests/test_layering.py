@@ -7,7 +7,7 @@
 - The KG language package imports no LLM, HTTP or model code.
 - The top-level floors, bottom to top: models < mock_api < evaluation < training < submission, with
   local_evaluation.py beside training (the evaluation's command line): each imports only floors below it.
-- No module outside tests/ grows past about a screenful of screenfuls (`MODULE_LINES`): a longer one holds more
+- No module outside tests/ is longer than about 450 lines (`MODULE_LINES`): a longer one holds more
   than one idea and is split by concern.
 - Inside evaluation/, the evaluator (its top-level modules) imports none of its rooms (experiments/, bench/,
   acceptance/, servers/), which import it.
