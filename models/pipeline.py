@@ -151,17 +151,18 @@ class Pipeline:
     def _answer_from(self, source: Source, run: BatchRun, states: list[QueryState], deadline: Deadline) -> None:
         """Direct values first (checked without a model call), then one answer call per plan; on the last source
         whatever the verify step decides is final."""
-        final = source is self.sources[-1]
+        final, name = source is self.sources[-1], source.descriptor.name
         plans = [(s, source.answer_plan(s, run.task)) for s in states]
         direct = [(s, p) for s, p in plans if p is not None and p.direct]
         for plan in dict.fromkeys(p for _, p in direct):
-            self.verify.settle(plan.pathway, [_direct(s, source) for s, p in direct if p == plan], deadline, final)
+            self.verify.settle(plan.pathway, [_direct(s, source) for s, p in direct if p == plan], deadline, final,
+                               name)
         asked = [(s, p) for s, p in plans if p is not None and not p.direct]
         for plan in dict.fromkeys(p for _, p in asked):
             contexts = [(s, _context(s, source, plan)) for s, p in asked if p == plan]
             pathway, attempts = self.answerer.answer(run, contexts, plan.pathway, plan.prompt, plan.adapter, deadline,
                                                      final)
-            self.verify.settle(pathway, attempts, deadline, final)
+            self.verify.settle(pathway, attempts, deadline, final, name)
 
 
 def _direct(state: QueryState, source: Source) -> Attempt:
