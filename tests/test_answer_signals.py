@@ -7,9 +7,10 @@ from models.llm.generator import Completion
 from models.pipeline import Pipeline
 from models.parts import Parts
 from tests.test_pipeline import FakeKG, FakeRouter, FakeWeb, queries
+from tests.stand_ins import ServesAnyAdapter
 
 
-class SignallingGenerator:
+class SignallingGenerator(ServesAnyAdapter):
     """Answers "Christopher Nolan" (greedy) with log-probabilities; a sampled request gets its n samples; the KG
     request a program. Records every request."""
 
