@@ -47,8 +47,8 @@ class VerifyStep:
             traced = {"pathway": pathway, "raw_output": raw or "", "candidate": attempt.answer,
                       "chunks": [chunk_trace(c) for c in attempt.chunks]}
             if decision is None:
-                traced["verifier"] = {"accepted": False, "answer": IDK,
-                                      "reason": render(Stop.VERIFIER_FAILED, failure), "stop": Stop.VERIFIER_FAILED.value}
+                traced["verifier"] = {"accepted": False, "answer": IDK, "reason": render(Stop.VERIFIER_FAILED, failure),
+                                      "stop": Stop.VERIFIER_FAILED.value}
                 answer_text, accepted = IDK, False
             else:
                 traced["verifier"] = decision.as_trace()

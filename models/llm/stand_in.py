@@ -14,7 +14,6 @@ from dataclasses import replace
 from typing import Mapping, Sequence
 
 from models.llm.adapters import AdapterNames
-from models.llm.generator import GenerationRequest
 
 
 class StandInNames(AdapterNames):
@@ -44,7 +43,7 @@ class BaseModelStandIn:
         self.missing_adapters = {**inner.missing_adapters, **missing}
         self.adapters = StandInNames(inner.adapters, self.missing_adapters)
 
-    def generate(self, requests: Sequence[GenerationRequest], *, deadline=None):
+    def generate(self, requests: Sequence, *, deadline=None):  # GenerationRequests (generator.py imports this module)
         """The backend's completions, in order, with every request for a missing adapter sent to the base model."""
         self.adapters.require(r.adapter for r in requests)
         return self.inner.generate([replace(r, adapter=None) if r.adapter in self.missing_adapters else r
