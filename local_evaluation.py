@@ -37,6 +37,7 @@ import sys
 from itertools import islice
 from pathlib import Path
 
+from models.adapter_fallback import without_missing_adapters
 from models.config import REPO_ROOT, ConfigError, load_config, parse_override, save_config
 from models.crag_model import CragModel, batch_size_of
 from evaluation.data import DEFAULT_DATA_PATH, LoadStats, count_examples, data_files, load_examples
@@ -196,7 +197,6 @@ def setup(args: argparse.Namespace, stack: contextlib.ExitStack):
     out_dir = Path(args.output_dir) if args.output_dir else \
         REPO_ROOT / "outputs" / f"{config.name}-task{config.pipeline.task}"
     _prepare_output_dir(out_dir, args.resume)
-    save_config(config, out_dir / "config.yaml")
     try:
         stack.enter_context(mock_api(config.pipeline.task, args.kg_source))
     except (RuntimeError, OSError) as exc:
@@ -204,9 +204,19 @@ def setup(args: argparse.Namespace, stack: contextlib.ExitStack):
     # With --ray the workers build the model; the driver only when the local judge needs its weights.
     needs_model = not args.ray or "local" in (args.judge, args.judge_fallback)
     model = CragModel(config) if needs_model else None
+    save_config(started_profile(model, config), out_dir / "config.yaml")
     judge = build_judge(args, model, config)
     trim = load_grader_trim(config.pipeline.grader_tokenizer or None)
     return config, model, judge, trim, out_dir
+
+
+def started_profile(model, config):
+    """The profile the run's pipeline started with, as saved beside the run: the missing adapters left out and the
+    KG program prompt made in-context (models/adapter_fallback.py). The built pipeline's own; with --ray, where
+    the workers build it, the same rewrite of `config`."""
+    if model is None:
+        return without_missing_adapters(config)[0]
+    return model.pipeline.config
 
 
 def evaluate(args, config, model, judge, trim, out_dir: Path) -> int:

@@ -62,7 +62,7 @@ def question_view(record: Mapping[str, Any], verdict: Mapping[str, Any] | None) 
         "explanation": verdict.get("explanation", ""), "official": verdict.get("official_outcome", ""),
         "domain": record.get("domain", ""), "task": trace.get("task", ""),
         "source": record.get("source") or trace.get("source") or "", "why": trace.get("why", ""),
-        "why_kind": why_kind(trace.get("why", "")),
+        "why_kind": why_kind(trace.get("why", ""), trace.get("stop")),
         "latency": latency, "over_budget": bool(record.get("over_budget")) or (latency or 0) > BUDGET_S,
         "stages": dict(trace.get("stages") or {}), "llm_calls": list(trace.get("llm_calls") or []),
         "public_facts": list(trace.get("public_facts") or []), "kg": trace.get("kg") or {},
@@ -70,9 +70,12 @@ def question_view(record: Mapping[str, Any], verdict: Mapping[str, Any] | None) 
     }
 
 
-def why_kind(why: str) -> str:
-    """The kind of a "why" reason, for the page's filter: its words before the first number, colon or bracket
-    ("verifier: lexical 0.40 < 0.5" -> "verifier")."""
+def why_kind(why: str, stop: str | None = None) -> str:
+    """The kind of a "why" reason, for the page's filter: the check that decided (its `stop` code, "overlap"); for
+    a reason without one (no pathway answered, a failed batch, a run saved before the codes) its words before the
+    first number, colon or bracket ("verifier: lexical 0.40 < 0.5" -> "verifier")."""
+    if stop:
+        return stop
     head = why.split(":")[0].split("(")[0]
     words = []
     for word in head.split():

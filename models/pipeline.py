@@ -39,7 +39,6 @@ from models.answering import Attempt, VerifyStep
 from models.config import Config
 from models.deadline import Deadline, check_stage_budgets
 from models.llm.generator import make_generator
-from models.llm.stand_in import BaseModelStandIn
 from models.omni.mode import OmniMode
 from models.parts import Parts
 from models.run import BatchRun, QueryState
@@ -79,10 +78,8 @@ class Pipeline:
         # Fail at start-up, not mid-batch, on a prompt or adapter the profile names but cannot serve.
         for name in (c.pipeline.answer_prompt, c.pipeline.kg_answer_prompt):
             self.prompts.get(name)
-        adapters = getattr(self.generator, "adapters", None)
-        if adapters is not None:
-            adapters.require([c.pipeline.answer_adapter, c.pipeline.kg_answer_adapter, c.kg.api_adapter,
-                              c.public_data.entity_adapter])
+        self.generator.adapters.require([c.pipeline.answer_adapter, c.pipeline.kg_answer_adapter, c.kg.api_adapter,
+                                         c.public_data.entity_adapter])
 
     @classmethod
     def from_config(cls, config: Config) -> "Pipeline":
@@ -91,10 +88,7 @@ class Pipeline:
         forked from a process that has initialised CUDA fails; so nothing touches CUDA before the engine exists
         (docs/gpu.md "g4dn start-up")."""
         config, missing = without_missing_adapters(config)  # a missing adapter: the base model stands in
-        generator = make_generator(config.llm, config.models_dir)
-        if missing:
-            generator = BaseModelStandIn(generator, missing)
-        return cls(Parts.assemble(config, generator=generator))
+        return cls(Parts.assemble(config, generator=make_generator(config.llm, config.models_dir, missing)))
 
     # the components, as assembled (benchmarks and tests read them)
     @property
@@ -112,8 +106,7 @@ class Pipeline:
     def warm_up(self) -> WarmUpReport:
         """Uses every adapter and every source's grammar once (models/warmup.py): on vLLM their kernels and
         grammars compile here, at start-up, not in the first graded batches."""
-        adapters = getattr(self.generator, "adapters", None)
-        return warm_up(self.generator, adapters.names if adapters is not None else (), self.sources)
+        return warm_up(self.generator, self.generator.adapters.names, self.sources)
 
     def task_for(self, queries: Sequence[Query]) -> int:
         """The configured task, or (task 0) the one the batch looks like: 50 pages = 3, a KG API = 2, else 1."""
@@ -151,17 +144,18 @@ class Pipeline:
     def _answer_from(self, source: Source, run: BatchRun, states: list[QueryState], deadline: Deadline) -> None:
         """Direct values first (checked without a model call), then one answer call per plan; on the last source
         whatever the verify step decides is final."""
-        final = source is self.sources[-1]
+        final, name = source is self.sources[-1], source.descriptor.name
         plans = [(s, source.answer_plan(s, run.task)) for s in states]
         direct = [(s, p) for s, p in plans if p is not None and p.direct]
         for plan in dict.fromkeys(p for _, p in direct):
-            self.verify.settle(plan.pathway, [_direct(s, source) for s, p in direct if p == plan], deadline, final)
+            self.verify.settle(plan.pathway, [_direct(s, source) for s, p in direct if p == plan], deadline, final,
+                               name)
         asked = [(s, p) for s, p in plans if p is not None and not p.direct]
         for plan in dict.fromkeys(p for _, p in asked):
             contexts = [(s, _context(s, source, plan)) for s, p in asked if p == plan]
             pathway, attempts = self.answerer.answer(run, contexts, plan.pathway, plan.prompt, plan.adapter, deadline,
                                                      final)
-            self.verify.settle(pathway, attempts, deadline, final)
+            self.verify.settle(pathway, attempts, deadline, final, name)
 
 
 def _direct(state: QueryState, source: Source) -> Attempt:

@@ -32,6 +32,7 @@ class QueryState:
     answer: Answer | None = None
     attribute: str | None = None  # "static" | "dynamic" when ElectricSheep's attribute predictor ran
     reason: str | None = None  # the verify step's reason for its latest decision (None: no answer was checked)
+    stop: str | None = None  # ... and the check that made it, as its code (`models/verify/decision.py` Stop)
     query_logprobs: dict[str, float] = field(default_factory=dict)  # source -> mean token log-prob of its native query
     trace: dict = field(default_factory=new_trace)  # models/trace.py declares its keys
 
@@ -89,4 +90,6 @@ class BatchRun:
                f"deadline: {', '.join(self.skipped_stages) or 'none'})")
         state.trace.update(task=self.task, domain=state.domain, source=answer.source, why=why,
                            stages={k: round(v, 3) for k, v in self.stage_seconds.items()})
+        if state.stop is not None:  # readers group by the code, never by the reason's words
+            state.trace["stop"] = state.stop
         return Answer(answer.text, answer.source, answer.domain, answer.detail, state.trace)

@@ -42,6 +42,8 @@ class Trace(TypedDict, total=False):
     source: str  # the pathway the answer came from ("kg", "web", "public", "fallback", "error", ...)
     why: str  # why this answer: the verify step's last reason, or why no pathway answered
     stages: dict[str, float]  # stage name -> seconds the batch spent in it (shared by the batch's questions)
+    stop: str  # models/run.py: the code of the check that decided the answer (models/verify/decision.py `Stop`);
+    #            absent when no candidate was checked
     # where a stage ran for the question
     kg: dict[str, Any]  # models/sources/kg.py: the KG program, its statements, calls, checks, facts and outcome
     sql: dict[str, Any]  # models/sources/sql.py: the SQL statement over the public tables, its rows or error

@@ -1,8 +1,29 @@
-"""A scripted LLM stand-in for the tests of the ElectricSheep stages (calculator, attributes, reasoning)."""
+"""The tests' stand-in LLMs: what each declares of the `Generator` protocol besides generating (`ServesAnyAdapter`), and
+a scripted one for the tests of the ElectricSheep stages (calculator, attributes, reasoning)."""
 from __future__ import annotations
 
+from types import MappingProxyType
+from typing import Mapping
 
-class ReplyingGenerator:
+from models.llm.adapters import AdapterNames
+
+
+class AnyAdapter(AdapterNames):
+    """A stand-in LLM's adapters: whatever name a profile gives is served (its replies do not depend on the
+    adapter), and none is loaded, so a warm-up asks none."""
+
+    def get(self, name):
+        return name
+
+
+class ServesAnyAdapter:
+    """The `Generator` protocol's adapter attributes for a test's stand-in LLM: any adapter served, none missing."""
+
+    adapters: AdapterNames = AnyAdapter()
+    missing_adapters: Mapping[str, str] = MappingProxyType({})
+
+
+class ReplyingGenerator(ServesAnyAdapter):
     """Answers each request with `reply(request)` (called once per completion: a request with n > 1 gets n
     replies as its completions, as the backends return them); records requests; honours an expired deadline the
     way the real backends do (requests that cannot start get ""). Tokens are whitespace words."""

@@ -15,9 +15,10 @@ import pytest
 from models.adapter_fallback import IN_CONTEXT_EXAMPLES, TRAIN_COMMAND, without_missing_adapters
 from models.answering.llm_calls import generate_traced
 from models.config import MODELS_DIR_ENV, load_config
+from models.llm.adapters import AdapterNames
 from models.llm.errors import AdapterNotFoundError, UnknownAdapterError
 from models.llm.generator import GenerationRequest
-from models.llm.stand_in import BaseModelStandIn
+from models.llm.stand_in import BaseModelStandIn, with_stand_ins
 from models.run import QueryState
 from models.types import Query
 from tests.fake_weights import fake_models_dir
@@ -81,12 +82,8 @@ def test_require_adapters_restores_the_start_up_error(g4dn_without_adapters):
 class _Recording:
     """A backend serving one adapter; records what it was asked."""
 
-    class adapters:  # noqa: N801 - stands for an AdapterNames instance
-        names = ("served",)
-
-        @staticmethod
-        def get(name):
-            return f"<{name}>"
+    adapters = AdapterNames({"served": "<served>"})
+    missing_adapters = {}
 
     def __init__(self):
         self.asked = []
@@ -141,9 +138,9 @@ def test_user_model_over_g4dn_without_adapters_starts_and_answers_a_batch(g4dn_w
 
     built = []
 
-    def stand_in_engine(config, models_dir):
+    def stand_in_engine(config, models_dir, missing=None):  # make_generator, over the stand-in vLLM
         built.append(VLLMGenerator(config, models_dir, vllm=stand_in_vllm(), gpu_count=lambda: 4))
-        return built[-1]
+        return with_stand_ins(built[-1], missing)
 
     monkeypatch.setattr(StandInLLM, "tokenizer", tokenizer)
     monkeypatch.setattr(pipeline_module, "make_generator", stand_in_engine)

@@ -7,9 +7,10 @@ from models.llm.generator import Completion
 from models.pipeline import Pipeline
 from models.parts import Parts
 from tests.test_pipeline import FakeKG, FakeRouter, FakeWeb, queries
+from tests.stand_ins import ServesAnyAdapter
 
 
-class SignallingGenerator:
+class SignallingGenerator(ServesAnyAdapter):
     """Answers "Christopher Nolan" (greedy) with log-probabilities; a sampled request gets its n samples; the KG
     request a program. Records every request."""
 
@@ -86,3 +87,29 @@ def test_without_logprobs_nothing_is_asked_and_nothing_is_scored():
     [answer] = _pipeline(generator, **{"answering.logprobs": False}).answer(queries("who directed inception?"))
     assert not any(r.logprobs for r in generator.requests)
     assert "mean_logprob" not in _scores(answer)
+
+
+def test_an_answer_gets_the_query_log_probability_of_the_source_it_was_answered_from():
+    """The public-data shortcut's pathway is "public", its source "public_data": the source's name is passed with
+    the answers, never derived from the pathway's."""
+    from models.answering.attempt import Attempt
+    from models.answering.verify_step import VerifyStep
+    from models.run import QueryState
+    from models.types import Query
+    from models.verify import Decision, Stop
+
+    class Recording:
+        def __init__(self):
+            self.candidates = []
+
+        def verify(self, candidates, deadline=None):
+            self.candidates.extend(candidates)
+            return [Decision(c.answer, True, Stop.SUPPORTED, details={"lexical": 1.0, "similarity": None})
+                    for c in candidates]
+
+    state = QueryState(Query("1", "who won best picture in 2020?"))
+    state.query_logprobs.update(public_data=-0.2, kg=-0.7)
+    verifier = Recording()
+    VerifyStep(verifier).settle("public", [Attempt(state, "parasite", "parasite")], None, False, source="public_data")
+    assert verifier.candidates[0].signals["query_logprob"] == -0.2 and "kg_outcome" not in verifier.candidates[0].signals
+    assert state.trace["attempts"][0]["verifier"]["stop"] == "supported" and state.stop == "supported"

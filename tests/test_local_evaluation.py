@@ -42,6 +42,7 @@ class StandInModel:
 
     def __init__(self, config):
         self.config = config
+        self.pipeline = types.SimpleNamespace(config=config)  # the profile it started with (saved as config.yaml)
         self.mock_api_url = os.environ.get("CRAG_MOCK_API_URL")
         self.calls = 0
         StandInModel.built.append(self)
@@ -239,3 +240,23 @@ def test_set_overrides_profile_keys_with_yaml_values_and_rejects_bad_ones(capsys
     with pytest.raises(SystemExit):
         local_evaluation.parse_args(["--set", "kg.icl_k"])  # no "="
     assert "expected KEY=VALUE" in capsys.readouterr().err
+
+
+def test_the_run_folder_keeps_the_profile_the_pipeline_started_with(data, tmp_path, stand_in, monkeypatch):
+    """config.yaml is the profile after the start-up rewrite (a missing adapter left out), not the one asked for."""
+    import dataclasses
+
+    import yaml
+
+    class StartedWithoutAdapters(StandInModel):
+        def __init__(self, config):
+            super().__init__(config)
+            self.pipeline = types.SimpleNamespace(config=dataclasses.replace(
+                config, llm=dataclasses.replace(config.llm, adapters={})))
+
+    monkeypatch.setattr(local_evaluation, "CragModel", StartedWithoutAdapters)
+    out = tmp_path / "out"
+    assert run(data, out) == 0
+    [model] = StandInModel.built
+    assert model.config.llm.adapters  # the cpu profile names its KG program adapter
+    assert yaml.safe_load((out / "config.yaml").read_text())["llm"]["adapters"] == {}

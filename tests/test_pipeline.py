@@ -8,9 +8,10 @@ from models.kg.pathway import KGEvidence
 from models.pipeline import Pipeline
 from models.parts import Parts
 from models.types import IDK, Chunk, Query, SearchResult
+from tests.stand_ins import ServesAnyAdapter
 
 
-class FakeGenerator:
+class FakeGenerator(ServesAnyAdapter):
     """Answers by looking at the prompt: API requests get a program, answer requests get `reply(prompt)`."""
 
     def __init__(self, reply):
@@ -280,7 +281,7 @@ def test_the_llm_is_built_before_anything_that_may_initialise_cuda(monkeypatch):
     class Stop(Exception):
         pass
 
-    def make_generator(config, models_dir):
+    def make_generator(config, models_dir, missing=None):
         built.append("llm")
         raise Stop
 

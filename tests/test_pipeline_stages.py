@@ -15,12 +15,13 @@ from models.reasoning import ReasonedAnswer
 from models.types import IDK, Chunk
 from models.verify import SupportVerifier
 from tests.test_pipeline import FakeKG, FakeRouter, FakeWeb, queries
+from tests.stand_ins import ServesAnyAdapter
 
 NO_EMBEDDER = {"verifier.min_similarity": 0.0}  # lexical checks only, unless a test gives an embedder
 CANBERRA = "The capital of Australia is Canberra. The share price was 185.2 dollars, up from 170.0 dollars."
 
 
-class Scripted:
+class Scripted(ServesAnyAdapter):
     """A generator answering by the prompt's role (system text); records each call's requests and deadline."""
 
     def __init__(self, reasoning="Step 1: the references say so.\nFalse premise: no\nFinal answer: Canberra",
@@ -332,7 +333,7 @@ def test_from_config_builds_the_attribute_predictor_only_when_enabled(monkeypatc
     from models.web.retriever import WebRetriever
 
     embedder, built = object(), []
-    monkeypatch.setattr(pipeline_module, "make_generator", lambda config, models_dir: Scripted())
+    monkeypatch.setattr(pipeline_module, "make_generator", lambda config, models_dir, missing=None: Scripted())
     monkeypatch.setattr(Embedder, "from_config", staticmethod(lambda config, models_dir: embedder))
     monkeypatch.setattr(WebRetriever, "from_config", classmethod(lambda cls, cfg, models_dir, embedder: PageWeb()))
     monkeypatch.setattr(models.routing, "make_router", lambda config, generator, embedder: FakeRouter())

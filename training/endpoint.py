@@ -5,8 +5,9 @@ OpenAI itself, to a local vLLM server (`vllm serve ... --port 8001` -> `http://l
 compatible service, without a new code path: the label checks and the API bootstrap take a generator and
 this class is one.
 
-Only `generate` is implemented: the endpoint's tokenizer is unknown here, so nothing that budgets tokens
-(context formatting) may use this class; contexts are always built with the local model's tokenizer.
+Only `generate` and the adapter attributes are implemented (it serves no adapter: every request goes to `model`):
+the endpoint's tokenizer is unknown here, so nothing that budgets tokens (context formatting) may use this class;
+contexts are always built with the local model's tokenizer.
 A request that still fails after its retries returns "" (as a `Generator` does for a request it could not
 run); callers treat "" as a failed call, never as an answer. HTTP itself (session, key, retries, timeouts, reading
 the reply) is the shared client's (`models/llm/openai_client.py`); this class keeps its own retry statuses and
@@ -20,6 +21,7 @@ from dataclasses import replace
 from typing import Sequence
 
 from models.deadline import Deadline
+from models.llm.adapters import AdapterNames
 from models.llm.generator import GenerationRequest
 from models.llm.openai_client import MalformedReply, OpenAIClient, RetriesExhausted, RetryPolicy, ServerCallError, \
     env_key, request_body
@@ -49,6 +51,7 @@ class ChatEndpoint:
         if not base_url:
             raise ValueError("an endpoint needs a base URL such as http://localhost:8001/v1")
         self.model = model
+        self.adapters, self.missing_adapters = AdapterNames(), {}
         self.temperature = temperature
         self.workers = max(1, workers)
         self.client = OpenAIClient(base_url, api_key=env_key("OPENAI_API_KEY") if api_key is None else api_key,

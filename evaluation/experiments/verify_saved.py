@@ -41,6 +41,7 @@ def verify_saved_run(predictions: str, out_dir: str, data: str = DEFAULT_DATA_PA
                                "text": c.text[:300]} for c in chunks],
                    "verifier": decision.as_trace()}
         out.append([{**record, "prediction": decision.answer,
-                     "trace": {"source": "web", "why": decision.reason, "attempts": [attempt]}}])
+                     "trace": {"source": "web", "why": decision.reason, "stop": decision.stop.value,
+                               "attempts": [attempt]}}])
         print(f"{decision.accepted!s:5} {record['prediction'][:60]!r:64} {decision.reason[:90]}", flush=True)
     return 0

@@ -20,8 +20,8 @@ def generate_traced(generator: Generator, stage: str, asks: Sequence[tuple[Query
     started = time.monotonic()
     outputs = generator.generate([r for _, r in asks], deadline=deadline)
     seconds = round(time.monotonic() - started, 3)  # the batched call's wall time, shared by its requests
-    reasons, retryable = fallback_reasons(outputs), retryable_items(outputs)
-    missing = getattr(generator, "missing_adapters", {})  # adapters the base model stood in for (BaseModelStandIn)
+    failures, retryable = fallback_reasons(outputs), retryable_items(outputs)
+    missing = generator.missing_adapters  # adapters the base model stood in for (BaseModelStandIn)
     for k, ((state, request), output) in enumerate(zip(asks, outputs)):
         call = {"stage": stage, "adapter": request.adapter, "batch": len(asks), "seconds": seconds,
                 "prompt_tokens": count_tokens(generator, " ".join(m.get("content", "") for m in request.messages)),
@@ -30,8 +30,8 @@ def generate_traced(generator: Generator, stage: str, asks: Sequence[tuple[Query
             call.update(n=request.n, temperature=request.temperature)
         if request.adapter in missing:
             call["adapter"], call["adapter_missing"] = None, request.adapter
-        if k in reasons:
-            call["error"] = reasons[k]
+        if k in failures:
+            call["error"] = failures[k]
         if k in retryable:
             call["retryable"] = True  # a resumed run asks this question again (evaluation.runner.needs_asking_again)
         state.trace["llm_calls"].append(call)

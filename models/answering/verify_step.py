@@ -12,7 +12,8 @@ from typing import Sequence
 from models.answering.attempt import Attempt
 from models.llm.postprocess import is_idk
 from models.types import IDK, INVALID, Answer, Chunk
-from models.verify import Candidate, Verifier
+from models.verify import Candidate, Stop, Verifier
+from models.verify.decision import render
 
 log = logging.getLogger(__name__)
 
@@ -28,15 +29,17 @@ class VerifyStep:
     def __init__(self, verifier: Verifier, attribute_policy=None):
         self.verifier, self.attribute_policy = verifier, attribute_policy
 
-    def settle(self, pathway: str, attempts: Sequence[Attempt], deadline, final: bool) -> None:
+    def settle(self, pathway: str, attempts: Sequence[Attempt], deadline, final: bool, source: str = "") -> None:
+        """Checks `attempts`, answers of `pathway` from the evidence of `source` (its registry name; "" = no one
+        source's: OmniRetrieval's selected context), and settles the queries they answer."""
         attempts = list(attempts)
-        candidates = [candidate(a, pathway) for a in attempts]
+        candidates = [candidate(a, pathway, source) for a in attempts]
         try:
             decisions = self.verifier.verify(candidates, deadline=deadline) if candidates else []
         except Exception as exc:  # noqa: BLE001 - a broken verifier costs its answers, not the batch
             log.exception("verifier failed for %d answers", len(candidates))
             decisions = [None] * len(candidates)
-            failure = f"verifier failed: {type(exc).__name__}: {exc}"
+            failure = {"error": f"{type(exc).__name__}: {exc}"}
         if self.attribute_policy is not None:
             decisions = self.attribute_policy.apply([a.state for a in attempts], decisions)
         for attempt, decision in zip(attempts, decisions):
@@ -44,33 +47,32 @@ class VerifyStep:
             traced = {"pathway": pathway, "raw_output": raw or "", "candidate": attempt.answer,
                       "chunks": [chunk_trace(c) for c in attempt.chunks]}
             if decision is None:
-                traced["verifier"] = {"accepted": False, "answer": IDK, "reason": failure}
+                traced["verifier"] = {"accepted": False, "answer": IDK, "reason": render(Stop.VERIFIER_FAILED, failure),
+                                      "stop": Stop.VERIFIER_FAILED.value}
                 answer_text, accepted = IDK, False
             else:
                 traced["verifier"] = decision.as_trace()
                 answer_text, accepted = decision.answer, decision.accepted
                 if not (raw or "").strip():  # say why there is nothing, not "the model abstained"
-                    traced["verifier"]["reason"] = ("no context to answer from" if raw is None else
-                                                    f"no model output ({attempt.error})" if attempt.error else
-                                                    "no model output (the deadline cut the generation, or it "
-                                                    "was empty)")
+                    stop = Stop.NO_CONTEXT if raw is None else Stop.NO_OUTPUT
+                    traced["verifier"].update(reason=render(stop, {"error": attempt.error}), stop=stop.value)
             state.trace["attempts"].append(traced)
-            state.reason = traced["verifier"].get("reason", "")
+            state.reason, state.stop = traced["verifier"]["reason"], traced["verifier"]["stop"]
             if (accepted and not is_idk(answer_text) and answer_text != INVALID) or final:
                 state.answer = Answer(answer_text, pathway, state.domain, {"chunks": len(attempt.chunks)})
 
 
-def candidate(attempt: Attempt, pathway: str) -> Candidate:
+def candidate(attempt: Attempt, pathway: str, source: str = "") -> Candidate:
     """What the verifier checks: the answer, the evidence it came from (structured facts first), and for a KG
     value the program that produced it, as parsed (read from the KG evidence, never from the trace)."""
     state = attempt.state
     calls = tuple(state.evidence_of("kg").provenance.get("calls", ())) if pathway == "kg-direct" else ()
     return Candidate(state.query.text, attempt.answer, tuple(c.text for c in attempt.chunks), pathway,
                      facts=sum(c.kind in _FACT_KINDS for c in attempt.chunks), calls=calls,
-                     signals=signals(attempt, pathway))
+                     signals=signals(attempt, source))
 
 
-def signals(attempt: Attempt, pathway: str) -> dict:
+def signals(attempt: Attempt, source: str) -> dict:
     """What the pipeline knows about an answer beyond its evidence, for the calibrated gate (verify/gate.py): the
     answer step's log-probabilities and samples, the domain, static/dynamic when predicted, and for a KG answer
     its program's log-probability, outcome and whether a check repaired it."""
@@ -78,7 +80,6 @@ def signals(attempt: Attempt, pathway: str) -> dict:
     out = {**attempt.signals, "domain": state.domain}
     if state.attribute is not None:
         out["attribute"] = state.attribute
-    source = pathway.removesuffix("-direct")
     if source in state.query_logprobs:
         out["query_logprob"] = state.query_logprobs[source]
     if source == "kg":

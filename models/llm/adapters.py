@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 from models.llm.errors import AdapterNotFoundError, UnknownAdapterError
 from models.paths import ModelNotFoundError, resolve_model_path
@@ -29,10 +29,13 @@ class Adapter:
 
 class AdapterNames:
     """What the pipeline asks of a profile's adapters, whatever serves them: the names, how many, the one called
-    `name`, and that every name a stage uses is configured. `_by_name` maps a name to what the backend needs."""
+    `name`, and that every name a stage uses is configured. `_by_name` maps a name to what the backend needs
+    (`AdapterNames()`: a backend that serves none)."""
 
-    _by_name: dict
     _configured_in = "llm.adapters"  # the profile key that lists them, for the error
+
+    def __init__(self, by_name: Mapping[str, Any] | None = None):
+        self._by_name = dict(by_name or {})
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -9,9 +9,10 @@ from __future__ import annotations
 import importlib
 import math
 from dataclasses import dataclass
-from typing import Any, Protocol, Sequence, runtime_checkable
+from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 
 from models.deadline import Deadline
+from models.llm.adapters import AdapterNames
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,19 @@ def completions_of(results: Sequence[str], index: int) -> tuple[Completion, ...]
 
 @runtime_checkable
 class Generator(Protocol):
-    """What the pipeline needs from an LLM backend."""
+    """What the pipeline needs from an LLM backend.
+
+    Attributes:
+        adapters: the LoRA adapter names a request may carry (`AdapterNames`; another name is an
+            `UnknownAdapterError`); `adapters.names` are the ones served by their own weights (the warm-up's).
+        missing_adapters: the profile's adapters that are not there, name -> why (a folder not found, a server
+            that does not serve one; {} when none is missing). A backend leaves them out of `adapters`;
+            `BaseModelStandIn` (what `make_generator` returns when there are any) accepts their names, sends their
+            requests to the base model, and keeps them here for the trace.
+    """
+
+    adapters: AdapterNames
+    missing_adapters: Mapping[str, str]
 
     def generate(self, requests: Sequence[GenerationRequest], *, deadline: Deadline | None = None) -> list[str]:
         """Returns one completion per request, in order. Requests that cannot start before the deadline
@@ -135,10 +148,14 @@ _BACKENDS = {
 }
 
 
-def make_generator(config, models_dir: str) -> Generator:
-    """Builds the backend named by `config.backend` (imported lazily: vllm only when asked for)."""
+def make_generator(config, models_dir: str, missing: Mapping[str, str] | None = None) -> Generator:
+    """Builds the backend named by `config.backend` (imported lazily: vllm only when asked for), with the base
+    model standing in for every missing adapter: `missing` (name -> why: the folders not found, which the profile
+    no longer names, models/adapter_fallback.py) and those the backend found absent itself (`missing_adapters`)."""
+    from models.llm.stand_in import with_stand_ins
+
     target = _BACKENDS.get(config.backend)
     if target is None:
         raise ValueError(f"unknown llm.backend {config.backend!r}; expected one of {sorted(_BACKENDS)}")
     module_name, _, class_name = target.partition(":")
-    return getattr(importlib.import_module(module_name), class_name)(config, models_dir)
+    return with_stand_ins(getattr(importlib.import_module(module_name), class_name)(config, models_dir), missing)

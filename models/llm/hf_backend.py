@@ -85,6 +85,7 @@ class HFGenerator(ChatBackend):
                 f"set llm.device: cpu (or CRAG_PROFILE=cpu)")
         self.config = config
         self.adapters = AdapterRegistry(config.adapters, models_dir)
+        self.missing_adapters: dict[str, str] = {}  # a missing folder fails above (the profile is rewritten first)
         folder = resolve_checkpoint(config.path, models_dir, config.cache_dir)
         tokenizer = AutoTokenizer.from_pretrained(folder, padding_side="left")
         if tokenizer.pad_token is None:  # Llama 3 ships none; padding is masked anyway

@@ -57,12 +57,9 @@ ENDPOINTS = ("completions", "chat")
 
 
 class ServedAdapters(AdapterNames):
-    """The adapters the pipeline may name, each mapped to its served model name (`get(name)`)."""
+    """The adapters the server serves, each mapped to its served model name (`get(name)`)."""
 
     _configured_in = "llm.server.adapter_models"
-
-    def __init__(self, adapter_models: dict[str, str]):
-        self._by_name = dict(adapter_models)
 
 
 class CallFailed(Exception):
@@ -96,8 +93,8 @@ class OpenAIGenerator(ChatBackend):
 
         self.config, self.server = config, server
         self.base_url = (os.environ.get(URL_ENV) or server.base_url).rstrip("/")
-        self.adapters = ServedAdapters(server.adapter_models)
-        self.missing_adapters: dict[str, str] = {}  # adapters the server lacks, answered by the base model
+        self.adapters = ServedAdapters(server.adapter_models)  # until the server says which it serves
+        self.missing_adapters: dict[str, str] = {}  # the mapped adapters the server does not serve
         self.chat = ChatFormatter(AutoTokenizer.from_pretrained(
             resolve_checkpoint(config.path, models_dir, config.cache_dir)), config.max_model_len)
         self.client = OpenAIClient(self.base_url, api_key=env_key(server.api_key_env), timeout_s=server.timeout_s,
@@ -107,8 +104,9 @@ class OpenAIGenerator(ChatBackend):
 
     def _check_models(self) -> None:
         """The base model must be served; an adapter the server does not serve is an error with
-        `llm.require_adapters`, else the base model stands in for it (`missing_adapters`, as for a missing folder
-        in process: models/adapter_fallback.py) and the start-up log says so."""
+        `llm.require_adapters`, else it is left out of `adapters` and named in `missing_adapters`, for which
+        `make_generator` puts the base model in its place as for a missing folder in process
+        (models/llm/stand_in.py), and the start-up log says so."""
         served = self._served_models()
         absent = {name: model for name in self.adapters.names if (model := self.adapters.get(name)) not in served}
         if self.server.model not in served or (absent and self.config.require_adapters):
@@ -117,6 +115,8 @@ class OpenAIGenerator(ChatBackend):
             raise BackendUnavailableError(
                 f"the LLM server at {self.base_url} does not serve {missing}; it serves {sorted(map(str, served))} "
                 "(vllm serve: --served-model-name for the base, --lora-modules name=path for each adapter)")
+        self.adapters = ServedAdapters({name: self.adapters.get(name) for name in self.adapters.names
+                                        if name not in absent})
         self.missing_adapters = {name: f"the LLM server at {self.base_url} does not serve {model!r}"
                                  for name, model in absent.items()}
         for name, why in self.missing_adapters.items():
@@ -207,8 +207,7 @@ class OpenAIGenerator(ChatBackend):
 
     def _body(self, request: GenerationRequest) -> dict | None:
         """The JSON body of one request; None when its prompt cannot fit the window."""
-        served_by_base = request.adapter is None or request.adapter in self.missing_adapters
-        model = self.server.model if served_by_base else self.adapters.get(request.adapter)
+        model = self.server.model if request.adapter is None else self.adapters.get(request.adapter)
         if self.server.endpoint == "completions":
             prompt = self.chat.fit(request.messages, request.max_new_tokens)
             if prompt is None:

@@ -186,6 +186,7 @@ class VLLMGenerator(ChatBackend):
             device_args = _cuda_engine_args(config, gpu_count)
         self.config = config
         self.adapters = AdapterRegistry(config.adapters, models_dir)
+        self.missing_adapters: dict[str, str] = {}  # a missing folder fails above (the profile is rewritten first)
         folder = resolve_checkpoint(config.path, models_dir, config.cache_dir)
         self.latency = _latency_model(config, folder, device_name)  # before the engine: a bad llm.gpu fails fast
         lora = {}

@@ -67,9 +67,9 @@ class OmniMode:
         """The kept exact value where there is one (checked against its source's items, as in db3), then one
         answer call over the whole selected context for every query still open; that answer is final."""
         direct = [s for s in states if s.evidence_of("omni").direct]
-        for pathway in dict.fromkeys(_exact_pathway(s) for s in direct):
-            self.verify.settle(pathway, [_chosen(s) for s in direct if _exact_pathway(s) == pathway], deadline,
-                               final=False)
+        for source in dict.fromkeys(_exact_source(s) for s in direct):
+            self.verify.settle(f"{source}-direct", [_chosen(s) for s in direct if _exact_source(s) == source],
+                               deadline, final=False, source=source)
         rest = [s for s in states if s.answer is None]
         if not rest:
             return
@@ -86,8 +86,9 @@ def _as_evidence(picked: Consolidated) -> Evidence:
                     {"from": chosen.source if chosen else ""})
 
 
-def _exact_pathway(state: QueryState) -> str:
-    return f"{state.evidence_of('omni').provenance['from']}-direct"
+def _exact_source(state: QueryState) -> str:
+    """The source whose exact value was kept (its pathway is "<source>-direct")."""
+    return state.evidence_of("omni").provenance["from"]
 
 
 def _chosen(state: QueryState) -> Attempt:

@@ -13,7 +13,8 @@ from dataclasses import replace
 from models.isolation import per_item
 from models.llm.postprocess import is_idk
 from models.types import IDK
-from models.verify.verifier import Decision, decide
+from models.verify.decision import Decision, Stop
+from models.verify.verifier import decide
 
 
 class AttributePolicy:
@@ -54,13 +55,11 @@ class AttributePolicy:
             action = self.predictor.action(state.attribute, has_kg_evidence=bool(state.evidence_of("kg").texts))
             state.trace["attribute"]["action"] = action
             if action == "idk":
-                decision = Decision(IDK, False, "dynamic question without KG evidence (attribute predictor; "
-                                                "attributes.dynamic_policy idk)", decision.scores)
+                decision = Decision(IDK, False, Stop.DYNAMIC_IDK, decision.scores)
             elif action == "verify":
                 stricter = decide(decision.scores, self.stricter)
                 if not stricter.accepted:
-                    decision = Decision(IDK, False, f"dynamic question without KG evidence, stricter check "
-                                                    f"(attributes.dynamic_policy verify): {stricter.reason}",
-                                        decision.scores, decision.supporting)
+                    decision = Decision(IDK, False, Stop.DYNAMIC_STRICTER, decision.scores, decision.supporting,
+                                        {"stricter": stricter.reason})
             out.append(decision)
         return out

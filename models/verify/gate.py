@@ -29,22 +29,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from models.types import IDK, INVALID
+from models.kg.outcomes import RAN
+from models.types import DOMAINS, IDK, INVALID
+from models.verify.decision import Stop
+from models.verify.span import KINDS as ANSWER_KINDS
 
 GATES = ("rules", "calibrated")
 BREAK_EVEN = 0.5  # +1 right, -1 wrong: an answer pays iff P(correct) > 1/2
 
-SOURCES = ("kg-direct", "kg", "sql-direct", "public", "web", "reasoning", "omni")
-KINDS = ("choice", "yes/no", "sum or difference", "score", "year", "date", "names", "count", "number", "place",
-         "name", "phrase")
-DOMAINS = ("finance", "movie", "music", "sports", "open")
-KG_OUTCOMES = ("executed", "stopped", "no-data")  # models/kg/pathway.py KGResult.outcome
+SOURCES = ("kg-direct", "kg", "sql-direct", "public", "web", "reasoning", "omni")  # the answer pathways
+KINDS = tuple(kind.name for kind in ANSWER_KINDS)
+KG_OUTCOMES = RAN  # a program that ran: what it found (or that it found nothing) is evidence
 SCORES = ("lexical", "chunk", "sentence", "full_chunk", "overlap", "similarity")
-# the rules' reasons that stop an answer at a threshold (the candidate exists; the gate may still keep it)
-THRESHOLD_STOPS = (("lexical support", "stop_lexical"), ("only inside something longer", "stop_alone"),
-                   ("whole sentence is not supported", "stop_sentence"), ("shares", "stop_overlap"),
-                   ("similarity", "stop_similarity"), ("restates the question", "stop_restatement"),
-                   ("a choice between", "stop_choice"))
+# the rules' checks that stop an answer at a threshold (the candidate exists; the gate may still keep it)
+THRESHOLD_STOPS = (Stop.LEXICAL, Stop.ALONE, Stop.SENTENCE, Stop.OVERLAP, Stop.SIMILARITY, Stop.RESTATEMENT,
+                   Stop.CHOICE)
 LOGPROB_FLOOR = -10.0  # a token log-probability below this says no more than "very unlikely"
 
 
@@ -82,11 +81,13 @@ def _capped(value, cap: float) -> float:
     return min(float(value or 0), cap) / cap
 
 
-def features(scores: Mapping[str, Any], rules_accepted: bool, rules_reason: str = "") -> dict[str, float]:
-    """The gate's inputs for one candidate: its verifier scores (as saved in the trace) and the rules' verdict."""
+def features(scores: Mapping[str, Any], rules_accepted: bool, rules_stop: Stop | str | None = None
+             ) -> dict[str, float]:
+    """The gate's inputs for one candidate: its verifier scores (as saved in the trace), the rules' verdict and the
+    check that decided it (`Stop`)."""
     out: dict[str, float] = {"rules_accepted": float(bool(rules_accepted))}
-    for phrase, name in THRESHOLD_STOPS:
-        out[name] = float(not rules_accepted and phrase in (rules_reason or ""))
+    for stop in THRESHOLD_STOPS:
+        out[f"stop_{stop.value}"] = float(not rules_accepted and rules_stop == stop)
     _one_hot(out, "source", scores.get("source"), SOURCES)
     _one_hot(out, "kind", scores.get("kind"), KINDS)
     _one_hot(out, "domain", scores.get("domain"), DOMAINS)

@@ -4,7 +4,8 @@
         -> lexical support   the answer's numbers, dates and words occur in the evidence (lexical.py)
         -> similarity        the best supporting sentence is about the question (shared embedder)
         -> LLM yes/no        optional, db3's p_check style: "is the answer supported by the context?"
-        -> Decision          the answer, or "i don't know" with the reason and every score
+        -> Decision          the answer, or "i don't know", with the check that decided (a `Stop` code), the
+                             reason rendered from it and every score (decision.py)
 
 Scores are computed whatever the thresholds, and `decide` turns scores into a decision without touching
 a model, so scripts/sweep_verifier.py can replay saved traces under other thresholds. A failure while
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Protocol, Sequence
 
@@ -23,6 +24,7 @@ import numpy as np
 from models.deadline import Deadline
 from models.types import IDK, INVALID
 from models.verify.config import VerifierConfig
+from models.verify.decision import Decision, Stop
 from models.verify.gate import GATES, CalibratedGate, candidate_answer, features
 from models.verify.lexical import normalize, question_overlap, support
 from models.verify.span import KIND, as_asked, extract, question_kind, stands_alone, value_fits
@@ -53,21 +55,6 @@ class Candidate:
     # mean / min token log-probability, the sampled answers, the KG program's log-probability and outcome, the
     # domain, the static/dynamic prediction (`models/answering/verify_step.py` fills it)
     signals: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Decision:
-    """What the verifier made of one candidate (goes into the trace as it is)."""
-
-    answer: str  # the candidate, or "i don't know"
-    accepted: bool
-    reason: str
-    scores: Mapping[str, Any] = field(default_factory=dict)
-    supporting: str = ""  # the best supporting sentence
-
-    def as_trace(self) -> dict:
-        return {"accepted": self.accepted, "answer": self.answer, "reason": self.reason,
-                "scores": dict(self.scores), "supporting": self.supporting}
 
 
 class Verifier(Protocol):
@@ -105,7 +92,8 @@ class SupportVerifier:
                 decisions.append(decide(self.scores(candidate), self.config, self.gate))
             except Exception as exc:  # noqa: BLE001 - one bad item costs that item, never the batch
                 log.exception("verifier failed on %r", candidate.answer)
-                decisions.append(Decision(IDK, False, f"verifier failed: {type(exc).__name__}: {exc}"))
+                decisions.append(Decision(IDK, False, Stop.VERIFIER_FAILED,
+                                          details={"error": f"{type(exc).__name__}: {exc}"}))
         if self.config.llm_check:
             decisions = self._llm_check(candidates, decisions, deadline)
         return decisions
@@ -202,9 +190,8 @@ class SupportVerifier:
             said_yes = (output or "").strip().lower().startswith("yes")
             d = decisions[i]
             scores = {**d.scores, "llm_check": (output or "").strip()[:20]}
-            decisions[i] = Decision(d.answer if said_yes else IDK, said_yes,
-                                    d.reason if said_yes else "the LLM check did not confirm the answer",
-                                    scores, d.supporting)
+            decisions[i] = replace(d, scores=scores) if said_yes else \
+                Decision(IDK, False, Stop.LLM_CHECK, scores, d.supporting)
         return decisions
 
 
@@ -232,73 +219,73 @@ def decide(scores: Mapping[str, Any], config: VerifierConfig, gate: CalibratedGa
     answer = candidate_answer(scores)
     if answer is None:  # no answer of the asked kind to keep (or the model abstained): the rules' decision
         return rules
-    values = features(scores, rules.accepted, rules.reason)
+    values = features(scores, rules.accepted, rules.stop)
     p = gate.probability(values)
-    gated = {**scores, "gate_p": round(p, 4), "rules": {"accepted": rules.accepted, "reason": rules.reason}}
-    why = ", ".join(f"{name} {weight:+.2f}" for name, weight in gate.contributions(values, 3))
+    gated = {**scores, "gate_p": round(p, 4),
+             "rules": {"accepted": rules.accepted, "reason": rules.reason, "stop": rules.stop.value}}
+    details = {"p": p, "why": ", ".join(f"{name} {weight:+.2f}" for name, weight in gate.contributions(values, 3)),
+               "rules": rules.reason}
     if gate.answers(p):
-        return Decision(answer, True, f"calibrated gate: P(correct) {p:.2f} >= 0.5 ({why}); rules: {rules.reason}",
-                        gated, rules.supporting or scores.get("supporting", "") or "")
-    return Decision(IDK, False, f"calibrated gate: P(correct) {p:.2f} < 0.5 ({why}); rules: {rules.reason}", gated)
+        return Decision(answer, True, Stop.CALIBRATED, gated, rules.supporting or scores.get("supporting", "") or "",
+                        {**details, "side": ">="})
+    return Decision(IDK, False, Stop.CALIBRATED, gated, details={**details, "side": "<"})
 
 
 def decide_by_rules(scores: Mapping[str, Any], config: VerifierConfig) -> Decision:
-    """The decision for saved scores under `config`'s thresholds alone (the `rules` gate)."""
+    """The decision for saved scores under `config`'s thresholds alone (the `rules` gate): the first check that
+    stops the candidate, or the one that accepts it, with the values its reason shows."""
     answer = scores.get("candidate") or IDK
     supporting = scores.get("supporting", "") or ""
     computed = scores.get("computed")
     if computed is not None and config.enabled:  # a choice, yes/no or count question, answered in code
+        why = {"reason": computed["reason"]}
         if computed.get("answer"):
-            return Decision(computed["answer"], True, computed["reason"], scores, computed["reason"])
-        return Decision(IDK, False, computed["reason"], scores)
+            return Decision(computed["answer"], True, Stop.COMPUTED, scores, computed["reason"], why)
+        return Decision(IDK, False, Stop.NOT_COMPUTED, scores, details=why)
     if answer == IDK:
-        return Decision(IDK, True, "the model abstained", scores)
+        return Decision(IDK, True, Stop.ABSTAINED, scores)
     if not config.enabled:
-        return Decision(answer, True, "verifier disabled", scores, supporting)
+        return Decision(answer, True, Stop.DISABLED, scores, supporting)
     if answer == INVALID:
         if config.invalid_needs_evidence and not scores.get("contradiction"):
-            return Decision(IDK, False, "no evidence contradicts the premise", scores)
-        return Decision(INVALID, True, "the evidence contradicts the premise", scores,
-                        scores.get("contradiction", ""))
+            return Decision(IDK, False, Stop.PREMISE_UNCONTRADICTED, scores)
+        return Decision(INVALID, True, Stop.PREMISE_CONTRADICTED, scores, scores.get("contradiction", ""))
     if scores.get("refusal"):
-        return Decision(IDK, False, scores["refusal"], scores)
+        return Decision(IDK, False, Stop.REFUSAL, scores, details={"refusal": scores["refusal"]})
     if "span" in scores and not scores["span"]:
-        return Decision(IDK, False, f"the answer names no {scores.get('kind')} the question asks for", scores)
+        return Decision(IDK, False, Stop.NO_SPAN, scores, details={"kind": scores.get("kind")})
     if not scores.get("claims"):
-        return Decision(IDK, False, "nothing in the answer can be checked", scores)
+        return Decision(IDK, False, Stop.UNCHECKABLE, scores)
     if not scores.get("novel"):
         if scores.get("choice") and (config.accept_choices or scores.get("source") == "sql-direct"):
             pass  # (an SQL choice: the statement compared the options; its checks require each one in it)
-        elif scores.get("choice") or config.reject_restatements:
-            why = "a choice between the question's options" if scores.get("choice") else "restates the question"
-            return Decision(IDK, False, f"{why}: nothing to check against the evidence", scores)
+        elif scores.get("choice"):
+            return Decision(IDK, False, Stop.CHOICE, scores)
+        elif config.reject_restatements:
+            return Decision(IDK, False, Stop.RESTATEMENT, scores)
     lexical = float(scores.get(_SCOPES[config.support_scope]) or 0.0)
     if lexical < config.min_lexical_support:
-        missing = scores.get("missing") or []
-        where = f"not in the evidence: {', '.join(missing)}" if missing else \
-            f"not stated together in one {config.support_scope}"
-        return Decision(IDK, False, f"lexical support ({config.support_scope}) {lexical:.2f} < "
-                                    f"{config.min_lexical_support:.2f}; {where}", scores)
+        return Decision(IDK, False, Stop.LEXICAL, scores, details={
+            "scope": config.support_scope, "lexical": lexical, "min": config.min_lexical_support,
+            "missing": list(scores.get("missing") or [])})
     if scores.get("alone") is False:
-        return Decision(IDK, False, f"{answer!r} occurs in the evidence only inside something longer (a rank "
-                                    f"\"top 10\", a longer name \"Hebrew Bible\") or as an author's byline", scores)
+        return Decision(IDK, False, Stop.ALONE, scores, details={"answer": answer})
     if scores.get("source") in EXACT_VALUES:
         # an executed program's or statement's own value: the thresholds below judge a model's reading of text
         what = "KG" if scores["source"] == "kg-direct" else "SQL"
-        return Decision(answer, True, f"{what} value (lexical {lexical:.2f})", scores, supporting)
+        return Decision(answer, True, Stop.EXACT_VALUE, scores, supporting, {"what": what, "lexical": lexical})
     whole = scores.get("full_chunk")
     if whole is not None and whole < config.min_sentence_support:
-        return Decision(IDK, False, f"the model's whole sentence is not supported by one chunk ({whole:.2f} < "
-                                    f"{config.min_sentence_support:.2f}): the span may be taken out of context",
-                        scores)
+        return Decision(IDK, False, Stop.SENTENCE, scores, details={"whole": whole, "min": config.min_sentence_support})
     overlap = scores.get("overlap")
     if config.min_question_overlap > 0 and (overlap or 0.0) < config.min_question_overlap:
-        return Decision(IDK, False, f"the evidence holding the answer shares {overlap} of the question's words "
-                                    f"< {config.min_question_overlap:.2f}", scores)
+        return Decision(IDK, False, Stop.OVERLAP, scores, details={"overlap": overlap,
+                                                                    "min": config.min_question_overlap})
     similarity = scores.get("similarity")
     if config.min_similarity > 0 and (similarity is None or similarity < config.min_similarity):
-        return Decision(IDK, False, f"similarity {similarity} < {config.min_similarity:.2f}", scores, supporting)
-    return Decision(answer, True, f"supported (lexical {lexical:.2f}, similarity {similarity})", scores, supporting)
+        return Decision(IDK, False, Stop.SIMILARITY, scores, supporting,
+                        {"similarity": similarity, "min": config.min_similarity})
+    return Decision(answer, True, Stop.SUPPORTED, scores, supporting, {"lexical": lexical, "similarity": similarity})
 
 
 def contradicts_premise(query: str, evidence: Sequence[str]) -> str:

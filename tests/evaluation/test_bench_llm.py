@@ -1,9 +1,10 @@
 """scripts/bench_llm.py measures the CPU profile's model: its generators are the profile's LLM section (adapters
 included), so the KG request it times, which asks for the api_generation adapter, is one the profile can serve."""
 import evaluation.bench.llm as bench
+from tests.stand_ins import ServesAnyAdapter
 
 
-class ProfileGenerator:
+class ProfileGenerator(ServesAnyAdapter):
     """Stands in for HFGenerator: refuses an adapter its config does not name, as the real one does."""
 
     def __init__(self, config, models_dir):

@@ -85,7 +85,14 @@ def test_a_record_without_a_trace_still_has_a_view():
     assert view["verdict"] == "unjudged" and view["attempts"] == [] and view["over_budget"] is False
 
 
-def test_why_kinds_group_reasons_without_their_numbers():
+def test_why_kinds_group_by_the_deciding_checks_code():
+    # one bucket per check, whatever the answer or the missing words the reason embeds
+    assert why_kind("the evidence holding the answer shares 0.2 of the question's words < 0.50", "overlap") == "overlap"
+    assert why_kind("lexical support (evidence) 0.50 < 1.00; not in the evidence: shares", "lexical") == "lexical"
+    assert why_kind("'10 million shares' occurs in the evidence only inside something longer", "alone") == "alone"
+
+
+def test_why_kinds_of_reasons_without_a_code_group_them_without_their_numbers():
     assert why_kind("verifier: lexical 0.40 < 0.5") == "verifier"
     assert why_kind("no evidence (kg empty)") == "no evidence"
     assert why_kind("") == ""

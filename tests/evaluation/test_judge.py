@@ -3,6 +3,7 @@ import pytest
 import requests
 
 from evaluation.judge import JudgeItem, LocalJudge, OpenAIJudge, RulesJudge, make_judge, parse_judge_response
+from tests.stand_ins import ServesAnyAdapter
 
 ITEM = JudgeItem("what is the capital of australia?", "canberra", "Canberra, the capital")
 
@@ -29,7 +30,7 @@ def test_garbage_is_a_failed_call(reply):
     assert score is None and explanation
 
 
-class FakeGenerator:
+class FakeGenerator(ServesAnyAdapter):
     def __init__(self, replies=None, error=None):
         self.replies, self.error, self.requests = replies, error, []
 

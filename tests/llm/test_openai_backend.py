@@ -16,6 +16,7 @@ from models.llm.config import LLMConfig, ServerConfig
 from models.llm.errors import BackendUnavailableError, UnknownAdapterError
 from models.llm.generator import GenerationRequest, make_generator
 from models.llm.openai_backend import OpenAIGenerator
+from models.llm.stand_in import BaseModelStandIn
 from tests.local_server import serving
 
 USER = ({"role": "user", "content": "What is the capital of Australia?"},)
@@ -120,15 +121,25 @@ def test_start_up_names_what_the_server_does_not_serve_and_a_server_that_is_down
 
 def test_an_adapter_the_server_does_not_serve_is_answered_by_the_base_model(caplog):
     """Without `llm.require_adapters`, a server started without the adapters (none trained yet) still serves: the
-    requests naming the adapter go to the base model, and the trace can say so (`missing_adapters`)."""
+    backend leaves the adapter out and names it in `missing_adapters`, and `make_generator` puts the same stand-in
+    as for a missing folder in process in front of it, so the requests naming the adapter go to the base model and
+    the trace can say so."""
     script = Script(models=["smollm2"], reply=lambda body, n: (200, json.dumps({"choices": [{"text": body["model"]}]}),
                                                                0))
     with scripted_server(script) as url:
-        generator = _generator(url)
+        backend = _generator(url)
+        assert backend.adapters.names == () and list(backend.missing_adapters) == ["api_generation"]
+        with pytest.raises(UnknownAdapterError):  # the backend itself never sees a name it does not serve
+            backend.generate([GenerationRequest(USER, adapter="api_generation")])
+        generator = make_generator(LLMConfig(backend="openai", server=ServerConfig(
+            base_url=url, model="smollm2", adapter_models={"api_generation": "api-lora"}, api_key_env="")), "models")
         outputs = generator.generate([GenerationRequest(USER, adapter="api_generation"), GenerationRequest(USER)])
+    assert isinstance(generator, BaseModelStandIn) and isinstance(generator.inner, OpenAIGenerator)
     assert list(outputs) == ["smollm2", "smollm2"]
     assert list(generator.missing_adapters) == ["api_generation"] and "'api-lora'" in generator.missing_adapters[
         "api_generation"]
+    generator.adapters.require(["api_generation"])
+    assert generator.adapters.names == ()  # nothing to warm up
     assert any("base model answers its requests" in r.getMessage() for r in caplog.records)
 
 
@@ -261,7 +272,7 @@ def test_logprobs_are_asked_and_read_on_both_endpoints():
     script = Script(reply=completions_reply)
     with scripted_server(script) as url:
         results = _generator(url).generate([GenerationRequest(USER, logprobs=True), GenerationRequest(USER)])
-    assert script.bodies[0]["logprobs"] == 1 or script.bodies[1]["logprobs"] == 1
+    assert [b.get("logprobs") for b in script.bodies if b.get("logprobs")] == [1]  # the two arrive in either order
     assert completions_of(results, 0)[0].token_logprobs == (-0.25, -0.5) and 1 not in results.completions
 
     def chat_reply(body, n):

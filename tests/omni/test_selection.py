@@ -11,6 +11,7 @@ from models.omni.selection import (EmbeddingSourceSelector, LLMSourceSelector, c
                                    make_source_selector, parse_source_names)
 from models.sources import kg, public_data, sql, web
 from tests.stand_ins import ReplyingGenerator, user_text
+from tests.stand_ins import ServesAnyAdapter
 
 DESCRIPTORS = [public_data.DESCRIPTOR, kg.DESCRIPTOR, sql.DESCRIPTOR, web.DESCRIPTOR]
 NAMES = [d.name for d in DESCRIPTORS]
@@ -111,7 +112,7 @@ def test_the_llm_selector_reads_the_catalog_and_falls_back_when_it_names_nothing
 
 
 def test_the_llm_selector_without_a_fallback_engages_every_source_on_a_failed_call():
-    class Broken:
+    class Broken(ServesAnyAdapter):
         def generate(self, requests, deadline=None):
             raise RuntimeError("engine down")
 

@@ -7,6 +7,7 @@ from models.llm.generator import GenerationRequest
 from models.public_data import PublicData, PublicStore, parse_entities
 from models.public_data.config import PublicDataConfig
 from models.types import Query
+from tests.stand_ins import ServesAnyAdapter
 
 QUERY_TIME = "03/01/2024, 10:00:00 PT"
 
@@ -21,7 +22,7 @@ def public(store_path, embedder):
     return PublicData.from_config(cfg, embedder)
 
 
-class EntityGenerator:
+class EntityGenerator(ServesAnyAdapter):
     """Stands in for the LLM: answers an entity prompt with a fixed plausible string."""
 
     def __init__(self, answer):

@@ -16,6 +16,7 @@ from models.crag_model import CragModel
 from models.pipeline import Pipeline
 from models.parts import Parts
 from models.web import WebRetriever
+from tests.stand_ins import ServesAnyAdapter
 
 PER_QUESTION_S = 5.0  # fast cases: tight enough that each defect of the sweep overran it
 MARGIN_S = 1.0
@@ -31,7 +32,7 @@ class BatchRun:
     budget: float
 
 
-class ContextEcho:
+class ContextEcho(ServesAnyAdapter):
     """Stands in for the LLM: an answer is a digest of its prompt, so two answers are equal exactly when
     their prompts (question and retrieved context) are; a KG request gets `program`."""
 

@@ -3,6 +3,7 @@ import pytest
 
 from models.routing import LLMRouter, parse_domain
 from models.types import DOMAINS, Query
+from tests.stand_ins import ServesAnyAdapter
 
 
 @pytest.mark.parametrize("output, expected", [
@@ -23,7 +24,7 @@ def test_parse_domain_handles_none():
     assert parse_domain(None) == "open"
 
 
-class RecordingGenerator:
+class RecordingGenerator(ServesAnyAdapter):
     def __init__(self, outputs):
         self.outputs, self.requests, self.deadlines = outputs, [], []
 

@@ -5,9 +5,10 @@ from models.config import load_config
 from models.routing import ClassifierRouter, LLMRouter, make_router
 from models.routing.config import RoutingConfig
 from models.types import Query
+from tests.stand_ins import ServesAnyAdapter
 
 
-class OneWordGenerator:
+class OneWordGenerator(ServesAnyAdapter):
     def generate(self, requests, *, deadline=None):
         return ["finance"] * len(requests)
 

@@ -5,6 +5,7 @@ import pytest
 import submission.gpu_smoke as gpu_smoke
 from submission import smoke_checks, smoke_hf
 from tests.cuda_recorder import calls_before_engine, cuda_events  # noqa: F401 - cuda_events is a fixture
+from tests.stand_ins import ServesAnyAdapter
 
 
 def test_tensor_parallel_size_divides_the_head_counts():
@@ -26,7 +27,7 @@ def test_a_failing_check_is_reported_not_raised():
 
 def test_the_vllm_check_times_a_call_with_its_output_tokens():
     """vllm_checks measures tokens/s with `timed`; it had been lost in a move and only a GPU run would reach it."""
-    class Generator:
+    class Generator(ServesAnyAdapter):
         def generate(self, requests):
             return ["a b c"] * len(requests)
 

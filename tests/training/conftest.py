@@ -2,11 +2,12 @@
 import os
 
 import pytest
+from tests.stand_ins import ServesAnyAdapter
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
-class ScriptedGenerator:
+class ScriptedGenerator(ServesAnyAdapter):
     """Replies by calling `reply(user_text)`; records every request. Tokens are whitespace words."""
 
     def __init__(self, reply):

@@ -4,6 +4,7 @@ import pytest
 from training.endpoint import ChatEndpoint
 from training.judges import (CheckItem, LLMAnswerCheck, LLMContextCheck, RulesAnswerCheck, RulesContextCheck,
                              make_checks, mentions, parse_accuracy, parse_yes_no)
+from tests.stand_ins import ServesAnyAdapter
 
 
 @pytest.mark.parametrize("prediction,golds,verdict", [
@@ -74,7 +75,7 @@ def test_llm_context_check_renders_p_context(scripted):
 
 
 def test_a_crashing_generator_gives_no_verdict():
-    class Crashing:
+    class Crashing(ServesAnyAdapter):
         def generate(self, requests, *, deadline=None):
             raise RuntimeError("backend died")
 

@@ -5,6 +5,7 @@ import pytest
 from models.types import IDK, INVALID
 from models.verify import Candidate, SupportVerifier, VerifierConfig, decide
 from models.verify.lexical import claims, normalize, support
+from tests.stand_ins import ServesAnyAdapter
 
 CONTEXT = ("Inception is a 2010 science fiction film. It was released in the United States on July 15, 2010. "
            "Its budget was $160,000,000. Christopher Nolan directed it.")
@@ -109,7 +110,7 @@ def test_decide_replays_saved_scores_under_other_thresholds():
     assert decide(scores, VerifierConfig(enabled=False)).accepted
 
 
-class FakeGenerator:
+class FakeGenerator(ServesAnyAdapter):
     def __init__(self, reply):
         self.reply, self.seen = reply, []
 

@@ -78,7 +78,7 @@ def labelled_candidates(run_dirs: Iterable[str | Path], config: VerifierConfig) 
                     continue
                 rules = decide_by_rules(scores, config)
                 rows.append(Row(str(run_dir), str(record.get("interaction_id")), attempt.get("pathway", ""), answer,
-                                features(scores, rules.accepted, rules.reason), rules.accepted,
+                                features(scores, rules.accepted, rules.stop), rules.accepted,
                                 judged(record.get("query", ""), record.get("gold", ""), alternatives, answer)))
     return rows
 

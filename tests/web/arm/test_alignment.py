@@ -9,6 +9,7 @@ import pytest
 from models.web.arm.alignment import SEPARATOR, Aligner, Alignment, NgramLanguage
 from models.web.arm.config import ArmConfig
 from models.web.arm.ngrams import NgramIndex
+from tests.stand_ins import ServesAnyAdapter
 
 PAGES = ["Walmart WMT market share 2.9 percent", "P&G Co market share 18.4 percent",
          "the highest growth stocks of 2024", "photograph editing apps by Annie Leibovitz"]
@@ -62,7 +63,7 @@ def test_fuzz_no_output_holds_an_ngram_absent_from_the_index():
                 assert index.has_prefix(text[:cut].split(SEPARATOR)[-1])
 
 
-class ScriptedGenerator:
+class ScriptedGenerator(ServesAnyAdapter):
     def __init__(self, outputs):
         self.outputs, self.requests = outputs, []
 
@@ -85,7 +86,7 @@ def test_aligner_batches_every_keyword_and_drops_what_is_not_in_the_index():
 
 
 def test_aligner_failure_leaves_keywords_unaligned(caplog):
-    class Broken:
+    class Broken(ServesAnyAdapter):
         def generate(self, requests, deadline=None):
             raise RuntimeError("boom")
 

@@ -4,6 +4,7 @@ import pytest
 from models.web.arm.keywords import KeywordExtractor, lexical_keywords, parse_keywords
 from models.web.arm.config import ArmConfig
 from models.web.arm.ngrams import NgramIndex, informative, ngrams_of, words
+from tests.stand_ins import ServesAnyAdapter
 
 
 def test_words_keep_inner_symbols_of_names_and_numbers():
@@ -46,14 +47,14 @@ def test_model_keywords_are_parsed_and_fall_back_to_lexical():
     assert parse_keywords(" Retailers | widest|| Profit margin \nmore", 5) == ["retailers", "widest",
                                                                                 "profit margin"]
 
-    class Gen:
+    class Gen(ServesAnyAdapter):
         def generate(self, requests, deadline=None):
             return ["a | b", ""]
 
     extractor = KeywordExtractor(ArmConfig(keywords="llm"), Gen())
     assert extractor.extract(["x?", "the profit margin?"]) == [["a", "b"], ["profit margin"]]
 
-    class Broken:
+    class Broken(ServesAnyAdapter):
         def generate(self, requests, deadline=None):
             raise RuntimeError("boom")
 

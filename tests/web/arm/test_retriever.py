@@ -13,12 +13,13 @@ from models.web.arm.retriever import ArmRetriever, serialise
 from models.web.config import WebConfig
 from models.types import Chunk
 from tests.web.test_retriever import KeywordReranker
+from tests.stand_ins import ServesAnyAdapter
 
 CFG = WebConfig(extraction_backend="selectolax", child_chunk_size=60, child_chunk_overlap=0, prefilter_k=0,
                 arm=ArmConfig(top_objects=2, lexical_weight=0.5))
 
 
-class EchoGenerator:
+class EchoGenerator(ServesAnyAdapter):
     """Writes the first candidate n-gram of each request's constraint (what a model would pick first)."""
 
     def __init__(self):
@@ -97,7 +98,7 @@ def test_an_expired_deadline_skips_alignment_but_still_answers(hashing_embedder)
 
 
 def test_a_failing_llm_or_bad_input_never_raises(hashing_embedder, caplog):
-    class Broken:
+    class Broken(ServesAnyAdapter):
         def generate(self, requests, deadline=None):
             raise RuntimeError("boom")
 

@@ -13,6 +13,7 @@ from models.web.arm.object_sets import ObjectSetSelector, Ranked
 from models.web.arm.structure import Compatibility, sentence_values, units_of
 from models.web.arm.verification import (Case, IdLanguage, LlmVerifier, SupportVerifier, Vote, aggregate,
                                          make_verifier, support)
+from tests.stand_ins import ServesAnyAdapter
 
 MARGINS = "Page name: High margin\n| Company | Margin |\n| --- | --- |\n| P&G Co. | 6.7% |\n| Costco | 5.9% |"
 MARGINS_2 = "Page name: More margin\n| Company | Margin |\n| --- | --- |\n| Costco | 5.9% |\n| Target | 6.3% |"
@@ -141,7 +142,7 @@ def test_support_verifier_names_supporting_objects_or_the_best_one():
     assert votes[0] == Vote((0,), (1.0,)) and votes[1] == Vote((1,), (0.5,))
 
 
-class IdGenerator:
+class IdGenerator(ServesAnyAdapter):
     def __init__(self, text=None, fail=False):
         self.text, self.fail, self.requests = text, fail, []
 
@@ -166,7 +167,7 @@ def test_llm_verifier_batches_drafts_and_keeps_only_their_ids(caplog):
     assert LlmVerifier(IdGenerator(fail=True)).verify([case([2], texts, [0, 0, 1])]) == [Vote()]
 
 
-class SampledIdGenerator:
+class SampledIdGenerator(ServesAnyAdapter):
     """Returns each request's n completions ("1", "1, 2", ...) with token log-probabilities."""
 
     def __init__(self, texts_and_logprobs):
