@@ -1,6 +1,7 @@
 """Local evaluation, never imported at inference: CRAG data files (`data`), the V3 scoring rules, judges,
 the resumable prediction run and the report; and the library behind the evaluation command lines of scripts/: the
-ablation and mode comparison (`suite_runs`, `ablation`, `modes`), run comparison (`compare`), the benchmarks
+run folder read back (`run_dir`), the grids of runs (`grid`) of the ablation, the mode comparison and the current
+results (`ablation`, `modes`, `current_results`), run comparison (`compare`), the benchmarks
 (`bench/`), the accuracy of the attribute predictor (`attribute_accuracy`), the verifier sweep (`verifier_sweep`,
 with `verify_saved` for runs without traces), the gate's fit (`gate_fit`) and the latency projection
 (`latency_model`). What measures training's own artefacts (API generation, the key-match sweep over generated

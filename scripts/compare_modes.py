@@ -28,7 +28,7 @@ import argparse
 import sys
 
 from evaluation.modes import MODES, SUITES, run_modes
-from evaluation.suite_runs import add_run_options
+from evaluation.grid import add_run_options
 
 
 def main(argv=None) -> int:
