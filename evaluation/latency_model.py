@@ -142,7 +142,8 @@ def web_work(batch: list[dict], examples: dict[str, dict], config) -> dict:
         unbounded = Deadline(None)  # measuring the work itself: nothing may be skipped
         [selection] = retriever._select([query], task, unbounded)
         started = time.process_time()
-        corpus = retriever._split(query, retriever._documents(query, selection, task, unbounded), task)
+        documents, _ = retriever._documents(query, selection, task, unbounded)
+        corpus = retriever._split(query, documents, task)
         out["parse_s"] += time.process_time() - started
         query_tokens = len(query.text) // CHARS_PER_TOKEN + 1
         out["queries"] += 1

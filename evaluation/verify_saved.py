@@ -33,7 +33,7 @@ def verify_saved_run(predictions: str, out_dir: str, data: str = DEFAULT_DATA_PA
     for record in records:
         example = examples[record["interaction_id"]]
         query = Query.from_crag(example)
-        chunks = web.retrieve([query], task=task)[0]
+        chunks = web.retrieve([query], task=task)[0].items
         decision = verifier.verify([Candidate(query.text, record["prediction"], tuple(c.text for c in chunks),
                                               "web")])[0]
         attempt = {"pathway": "web", "raw_output": record["prediction"], "candidate": record["prediction"],
