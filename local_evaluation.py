@@ -45,9 +45,8 @@ from evaluation.judge import make_judge
 from evaluation.html_report import write_html_report
 from evaluation.report import summarize, write_report
 from evaluation.normalized_judge import NormalizedJudge
-from evaluation.runner import PREDICTIONS_FILE, VERDICTS_FILE, PredictionLog, run_predictions, \
-    score_official_and_normalized, write_verdicts
-from models.jsonl import read_jsonl
+from evaluation.run_dir import RunDir
+from evaluation.runner import PredictionLog, run_predictions, score_official_and_normalized, write_verdicts
 from models.llm.errors import LLMError
 from models.llm.prompts import PromptError
 from models.paths import ModelNotFoundError
@@ -230,7 +229,7 @@ def evaluate(args, config, model, judge, trim, out_dir: Path) -> int:
             selected.append(example["interaction_id"])
             yield example
 
-    predictions = PredictionLog(out_dir / PREDICTIONS_FILE)
+    predictions = PredictionLog(RunDir(out_dir).predictions_path)
     from evaluation.experiments.current_results import current_commit
 
     commit = current_commit()  # the code the answers come from, kept in summary.json (current_results reads it)
@@ -257,7 +256,7 @@ def evaluate(args, config, model, judge, trim, out_dir: Path) -> int:
                      key=lambda r: order[r["interaction_id"]])
     scorings = score_official_and_normalized(records, judge, trim)
     verdicts = scorings.normalized if args.judge == "normalized" else scorings.official
-    write_verdicts(out_dir / VERDICTS_FILE, records, verdicts, official=scorings.official)
+    write_verdicts(RunDir(out_dir).verdicts_path, records, verdicts, official=scorings.official)
     meta = {"data": str(args.data), "profile": config.name, "task": config.pipeline.task, "commit": commit,
             "n_resumed": run.n_resumed, "n_new": run.n_new, "n_asked_again": run.n_asked_again,
             "n_duplicate_ids": run.n_duplicates,
@@ -284,15 +283,13 @@ def explain(args: argparse.Namespace) -> int:
 
     out_dir = Path(args.output_dir) if args.output_dir else \
         REPO_ROOT / "outputs" / f"{load_config(args.profile, config_overrides(args)).name}-task{args.task}"
-    records = [r for r in PredictionLog(out_dir / PREDICTIONS_FILE).load()
-               if str(r["interaction_id"]).startswith(args.explain)]
+    run = RunDir(out_dir)
+    records = [r for r in run.records() if str(r["interaction_id"]).startswith(args.explain)]
     if len(records) != 1:
-        print(f"error: {len(records)} questions in {out_dir / PREDICTIONS_FILE} match id {args.explain!r}",
+        print(f"error: {len(records)} questions in {run.predictions_path} match id {args.explain!r}",
               file=sys.stderr)
         return 2
-    verdicts = {}
-    with contextlib.suppress(FileNotFoundError):
-        verdicts = {v["interaction_id"]: v for v in read_jsonl(out_dir / VERDICTS_FILE)}
+    verdicts = run.verdicts()
     print(format_trace(records[0], verdicts.get(records[0]["interaction_id"])))
     return 0
 
@@ -300,9 +297,9 @@ def explain(args: argparse.Namespace) -> int:
 def _prepare_output_dir(out_dir: Path, resume: bool) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     if not resume:
-        for name in (PREDICTIONS_FILE, VERDICTS_FILE):
-            with contextlib.suppress(FileNotFoundError):
-                (out_dir / name).unlink()
+        run = RunDir(out_dir)
+        for path in (run.predictions_path, run.verdicts_path):
+            path.unlink(missing_ok=True)
 
 
 if __name__ == "__main__":

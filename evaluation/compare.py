@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evaluation.runner import PREDICTIONS_FILE as PREDICTIONS
-from models.jsonl import read_jsonl
+from evaluation.run_dir import RunDir
 
 
 def load(run: Path) -> dict[str, dict]:
-    """interaction_id -> prediction record of one run."""
-    return {record["interaction_id"]: record for record in read_jsonl(run / PREDICTIONS)}
+    """interaction_id -> prediction record of one run (an id's last record)."""
+    return {record["interaction_id"]: record for record in RunDir(run).records()}
 
 
 def compare(before: Path, after: Path) -> dict:
@@ -33,12 +32,12 @@ def compare(before: Path, after: Path) -> dict:
 
 def pairs(before: Path, after: Path, sets: list[str]) -> list[tuple[str, Path, Path]]:
     """(name, before run, after run): the folders themselves when they are runs, else their named sub-runs."""
-    if (before / PREDICTIONS).exists() and (after / PREDICTIONS).exists():
+    if RunDir(before).has_predictions() and RunDir(after).has_predictions():
         return [(before.name, before, after)]
-    names = sets or sorted(p.name for p in before.iterdir() if (p / PREDICTIONS).exists())
-    missing = [n for n in names if not (before / n / PREDICTIONS).exists() or not (after / n / PREDICTIONS).exists()]
+    names = sets or sorted(p.name for p in before.iterdir() if RunDir(p).has_predictions())
+    missing = [n for n in names if not (RunDir(before / n).has_predictions() and RunDir(after / n).has_predictions())]
     if missing:
-        raise SystemExit(f"no {PREDICTIONS} for {missing} in both {before} and {after}")
+        raise SystemExit(f"no {RunDir.PREDICTIONS} for {missing} in both {before} and {after}")
     return [(name, before / name, after / name) for name in names]
 
 

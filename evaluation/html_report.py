@@ -9,7 +9,6 @@ a JSON island (`<script type="application/json">`, with `<`, `>` and `&` escaped
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -17,10 +16,8 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from evaluation.explain import shown_scores
 from evaluation.report import BREAKDOWNS, BUDGET_S
-from evaluation.runner import PREDICTIONS_FILE, VERDICTS_FILE, one_per_id
-from models.jsonl import read_jsonl
+from evaluation.run_dir import RunDir
 
-REPORT_NAME = "report.html"
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 CHART_METRICS = (("score", "#3b6ea8"), ("accuracy", "#4c9a5b"), ("hallucination", "#c0504d"))
 
@@ -28,13 +25,8 @@ CHART_METRICS = (("score", "#3b6ea8"), ("accuracy", "#4c9a5b"), ("hallucination"
 def load_run(run_dir: str | Path) -> tuple[list[dict], dict[str, dict], dict | None]:
     """(prediction records, verdicts by interaction id, summary or None) of a run directory; a run that was
     interrupted has no summary and may have fewer verdicts than predictions."""
-    run_dir = Path(run_dir)
-    records = one_per_id(read_jsonl(run_dir / PREDICTIONS_FILE))
-    verdicts_path = run_dir / VERDICTS_FILE
-    verdicts = {v["interaction_id"]: v for v in read_jsonl(verdicts_path)} if verdicts_path.exists() else {}
-    summary_path = run_dir / "summary.json"
-    summary = json.loads(summary_path.read_text(encoding="utf-8")) if summary_path.exists() else None
-    return records, verdicts, summary
+    run = RunDir(run_dir)
+    return run.records(), run.verdicts(), run.summary()
 
 
 def question_view(record: Mapping[str, Any], verdict: Mapping[str, Any] | None) -> dict:
@@ -145,7 +137,7 @@ def render(run_dir: str | Path, against: str | Path | None = None) -> str:
 
 def write_html_report(run_dir: str | Path, against: str | Path | None = None, out: str | Path | None = None) -> Path:
     """Writes the page (`RUN_DIR/report.html`, or `RUN_DIR/compare.html` with `against`) and returns its path."""
-    run_dir = Path(run_dir)
-    path = Path(out) if out else run_dir / (REPORT_NAME if against is None else "compare.html")
-    path.write_text(render(run_dir, against), encoding="utf-8")
+    run = RunDir(run_dir)
+    path = Path(out) if out else run.page_path if against is None else run.compare_page_path
+    path.write_text(render(run.path, against), encoding="utf-8")
     return path

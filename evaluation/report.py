@@ -26,13 +26,13 @@ from pathlib import Path
 from typing import Sequence
 
 from evaluation.metrics import Verdict, compute_metrics, count_unjudged
+from evaluation.run_dir import RunDir
 
 BUDGET_S = 30.0  # the grader's per-question limit
 BREAKDOWNS = ("domain", "question_type", "static_or_dynamic", "popularity")
 UNJUDGED_NOTE = ("{n} prediction(s) were neither exact matches nor decided by a rule or judge: they are counted "
                  "as hallucinations, as a failed judge call is in the official scorer, so score and accuracy "
                  "are lower bounds.")
-CHART_NAME = "scores_by_domain.png"
 
 
 def summarize(records: Sequence[dict], verdicts: Sequence[Verdict], *, judge: str, trim: str,
@@ -132,9 +132,9 @@ def write_report(summary: dict, out_dir: str | Path) -> dict[str, Path]:
     Returns:
         {"summary": path, "report": path, "chart": path}.
     """
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths = {"summary": out_dir / "summary.json", "report": out_dir / "report.md", "chart": out_dir / CHART_NAME}
+    run = RunDir(out_dir)
+    run.path.mkdir(parents=True, exist_ok=True)
+    paths = {"summary": run.summary_path, "report": run.report_path, "chart": run.chart_path}
     paths["summary"].write_text(json.dumps(summary, indent=2, sort_keys=False) + "\n", encoding="utf-8")
     plot_domains(summary["by_domain"], paths["chart"])
     paths["report"].write_text(render_markdown(summary), encoding="utf-8")
@@ -175,7 +175,7 @@ def render_markdown(summary: dict) -> str:
     lines += ([f"median {lat['median_s']:.2f} s, p95 {lat['p95_s']:.2f} s, max {lat['max_s']:.2f} s, "
                f"mean {lat['mean_s']:.2f} s; {lat['n_over_budget']} of {lat['n']} over the {BUDGET_S:.0f} s budget"]
               if lat["n"] else ["no latencies recorded"])
-    lines += ["", f"![score, accuracy and hallucination by domain]({CHART_NAME})", ""]
+    lines += ["", f"![score, accuracy and hallucination by domain]({RunDir.CHART})", ""]
     if summary.get("questions"):
         lines += ["## Per question", "", "Why each question was answered or not; the whole trace: "
                   "`python local_evaluation.py --output-dir <this dir> --explain <id>`.", "",

@@ -30,12 +30,10 @@ from evaluation.judge import CachingJudge, Judge, RulesJudge
 from evaluation.metrics import ScoreItem, Verdict, score_predictions
 from evaluation.normalized_judge import NormalizedJudge
 from evaluation.report import BUDGET_S
+from evaluation.run_dir import one_per_id
 from models.types import IDK
 
 log = logging.getLogger(__name__)
-
-PREDICTIONS_FILE = "predictions.jsonl"
-VERDICTS_FILE = "verdicts.jsonl"
 
 
 class PredictionLog:
@@ -77,16 +75,6 @@ class PredictionLog:
             handle.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
             handle.flush()
             os.fsync(handle.fileno())
-
-
-def one_per_id(records: Iterable[dict]) -> list[dict]:
-    """Each id's last record, in the order the ids first appear: how every reader of a predictions.jsonl counts a
-    question that a resumed run asked again (`needs_asking_again`)."""
-    latest: dict = {}
-    for position, record in enumerate(records):
-        key = record.get("interaction_id") if isinstance(record, dict) else None
-        latest[("id", key) if key is not None else ("line", position)] = record  # a record without an id is its own
-    return list(latest.values())
 
 
 @dataclass

@@ -23,8 +23,9 @@ class Evidence:
         source: the name of the source that produced it ("public_data", "kg", "web", ...).
         items: the evidence as context chunks, best first (`Chunk.source` is the URL or the pathway).
         direct: a value that answers the question by itself ("" = none: the model must read the items).
-        provenance: how the evidence was obtained, as plain JSON-able data (KG: program, calls, outcome,
-            error, statements; public data: the entity text asked for).
+        provenance: how the evidence was obtained (KG: program, calls, outcome, error, statements; public data:
+            the entity text asked for; web: the extractor of each page read, the batch's `RetrievalStats`, and
+            with ARM its alignment and every object's scores). What a source traces of it is plain JSON-able data.
     """
 
     source: str

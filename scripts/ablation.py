@@ -24,7 +24,8 @@ For every configuration, in order (cheapest first), and every suite it resolves 
 subprocess (`--lock` is put in front of it, e.g. a `flock` on a shared lock file so measured runs never
 overlap; default none) into `<output-root>/<configuration>/<suite>/`, and reads that run's `summary.json`
 (normalized judge) and `predictions.jsonl` (mean seconds per question). A run directory that already has a
-summary is read, not rerun (`--rerun` forces it; an unfinished one resumes its predictions). `--baseline
+summary is read, not rerun (`--rerun` runs it again afresh; an unfinished one resumes its predictions: the rule of
+every grid, `evaluation/experiments/grid.py`). `--baseline
 SUITE=DIR` reads the base row of that suite from an existing run directory (e.g. the default profile's
 final runs) instead of running it. The table is printed and written to `<output-root>/ablation.md`; a cell
 whose run did not happen says "not run", one whose run failed says "failed". The library is
@@ -36,7 +37,7 @@ import argparse
 import sys
 
 from evaluation.experiments.ablation import CONFIGURATIONS, SUITES, run_ablation
-from evaluation.experiments.suite_runs import add_run_options
+from evaluation.experiments.grid import add_run_options
 
 
 def main(argv=None) -> int:

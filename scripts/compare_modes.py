@@ -28,7 +28,7 @@ import argparse
 import sys
 
 from evaluation.experiments.modes import MODES, SUITES, run_modes
-from evaluation.experiments.suite_runs import add_run_options
+from evaluation.experiments.grid import add_run_options
 
 
 def main(argv=None) -> int:

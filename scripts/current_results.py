@@ -11,8 +11,9 @@ checkable and public_sql (`data/acceptance/`). Profiles (column groups): `cpu` (
 machine with the weights in place).
 
 Every set of `--sets` is run on every profile of `--profiles`, one at a time, as the command the table shows plus
-`--profile P --output-dir <output-root>/<P>/<set> --no-resume`; a run directory that already has a summary is read,
-not rerun (`--rerun` runs it again). A set whose data is not there (e.g. `../shared` not beside the checkout) is
+`--profile P --output-dir <output-root>/<P>/<set>`; a run directory that already has a summary is read, not rerun
+(`--rerun` runs it again afresh, `--no-resume`; an unfinished one resumes its predictions: the rule of every grid,
+`evaluation/experiments/grid.py`). A set whose data is not there (e.g. `../shared` not beside the checkout) is
 skipped and its stored figure kept; a failed run is reported, keeps its stored figure and makes the exit status 1.
 The figures (normalized judge's correct / missing / hallucinated, median seconds per question, date, commit,
 machine) go to `--store`; every profile and set not run keeps its stored figure; the table is rendered from them
@@ -36,7 +37,7 @@ def main(argv=None) -> int:
     parser.add_argument("--profiles", nargs="+", choices=PROFILES, default=["cpu"])
     parser.add_argument("--sets", nargs="+", choices=list(SETS), default=list(SETS))
     parser.add_argument("--output-root", default=OUTPUT_ROOT)
-    parser.add_argument("--rerun", action="store_true", help="run even where a run directory has a summary")
+    parser.add_argument("--rerun", action="store_true", help="run again, afresh, even where a run has finished")
     parser.add_argument("--limit", type=int, help="a quick check: N questions per set, nothing written")
     parser.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     parser.add_argument("--render-only", action="store_true", help="re-make the documents from --store")

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from evaluation.html_report import write_html_report
+from evaluation.run_dir import RunDir
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -23,8 +24,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="where to write the page (default: in RUN)")
     args = parser.parse_args(argv)
     for run in (args.run, args.against):
-        if run is not None and not (run / "predictions.jsonl").exists():
-            parser.error(f"{run} has no predictions.jsonl (not a local_evaluation.py output folder)")
+        if run is not None and not RunDir(run).has_predictions():
+            parser.error(f"{run} has no {RunDir.PREDICTIONS} (not a local_evaluation.py output folder)")
     print(write_html_report(args.run, args.against, args.out).resolve())
     return 0
 

@@ -2,6 +2,7 @@
 the greedy answer's token log-probabilities, k sampled answers beside it and their agreement, the KG program's
 log-probability; and the sampled requests never change the answer."""
 from models.config import load_config
+from models.evidence import Evidence
 from models.isolation import ItemResults
 from models.llm.generator import Completion
 from models.pipeline import Pipeline
@@ -41,8 +42,8 @@ class SignallingGenerator(ServesAnyAdapter):
 class DirectorWeb(FakeWeb):
     def retrieve(self, queries, task, deadline=None):
         from models.types import Chunk
-        return [[Chunk("Inception was directed by Christopher Nolan in 2010.", "https://example.org/inception")]
-                for _ in queries]
+        return [Evidence("web", (Chunk("Inception was directed by Christopher Nolan in 2010.",
+                                       "https://example.org/inception"),)) for _ in queries]
 
 
 def _pipeline(generator, kg_facts=None, **overrides):

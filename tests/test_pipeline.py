@@ -3,6 +3,7 @@ import pytest
 
 from models.config import load_config
 from models.deadline import Deadline
+from models.evidence import Evidence
 from models.llm.generator import GenerationRequest
 from models.kg.pathway import KGEvidence
 from models.pipeline import Pipeline
@@ -36,7 +37,7 @@ class FakeWeb:
         self.seen.append(([q.text for q in queries], task))
         if self.fail:
             raise RuntimeError("web down")
-        return [[Chunk(f"web says {q.text}")] if "nothing" not in q.text else [] for q in queries]
+        return [Evidence("web", (Chunk(f"web says {q.text}"),) if "nothing" not in q.text else ()) for q in queries]
 
 
 class FakeRouter:
@@ -222,8 +223,8 @@ def test_a_kg_value_answers_without_an_answer_call_and_is_traced():
 def test_a_supported_web_answer_is_kept():
     echo = FakeGenerator(lambda prompt, adapter: "Canberra")
     web = FakeWeb()
-    web.retrieve = lambda qs, task, deadline=None: [[Chunk("The capital of Australia is Canberra.", "https://x.org")]
-                                                   for _ in qs]
+    web.retrieve = lambda qs, task, deadline=None: [
+        Evidence("web", (Chunk("The capital of Australia is Canberra.", "https://x.org"),)) for _ in qs]
     pipe = Pipeline(Parts(load_config("cpu", NO_EMBEDDER | {"pipeline.task": 1}), generator=echo, web=web,
                           router=FakeRouter()))
     answer = pipe.answer(queries("what is the capital of australia?"))[0]

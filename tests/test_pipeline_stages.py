@@ -6,6 +6,7 @@ import pytest
 from models.attributes import AttributeConfig, AttributePredictor
 from models.config import load_config
 from models.deadline import Deadline
+from models.evidence import Evidence
 from models.isolation import ItemResults
 from models.kg.pathway import KGEvidence
 from models.llm.generator import Completion
@@ -63,7 +64,7 @@ class Scripted(ServesAnyAdapter):
 
 class PageWeb(FakeWeb):
     def retrieve(self, queries, task, deadline=None):
-        return [[Chunk(CANBERRA, "https://x.org", "text")] for _ in queries]
+        return [Evidence("web", (Chunk(CANBERRA, "https://x.org", "text"),)) for _ in queries]
 
 
 class LabelClassifier:
@@ -283,7 +284,7 @@ def test_reasoning_runs_only_for_its_tasks():
 def test_no_references_means_no_reasoning_call():
     class EmptyWeb(FakeWeb):
         def retrieve(self, queries, task, deadline=None):
-            return [[] for _ in queries]
+            return [Evidence("web") for _ in queries]
 
     config = load_config("cpu", {"pipeline.task": 1, "reasoning.enabled": True})
     generator = Scripted()
@@ -293,10 +294,12 @@ def test_no_references_means_no_reasoning_call():
 
 def test_the_web_trace_names_the_extractor_of_every_page():
     class StatsWeb(PageWeb):
-        def __init__(self):
-            super().__init__()
+        def retrieve(self, queries, task, deadline=None):
             from models.web.retriever import RetrievalStats
-            self.last_stats = RetrievalStats(extract_ms=1500, chunk_ms=20, extractors={"id0": ["trafilatura", "fallback"]})
+
+            stats = RetrievalStats(extract_ms=1500, chunk_ms=20)
+            return [Evidence("web", e.items, provenance={"extractors": ["trafilatura", "fallback"], "stats": stats})
+                    for e in super().retrieve(queries, task, deadline)]
 
     config = load_config("cpu", {"pipeline.task": 1, **NO_EMBEDDER, "web.main_content.enabled": True})
     answer = Pipeline(Parts(config, generator=Scripted(), web=StatsWeb(), router=FakeRouter())).answer(queries("capital of australia?"))[0]

@@ -47,8 +47,8 @@ class WebContextSource:
         self.task = task
 
     def contexts(self, examples: Sequence[dict]) -> list[str]:
-        chunk_lists = self.retriever.retrieve([example_query(e) for e in examples], task=self.task)
-        return [format_context(chunks, self.generator, self.max_tokens) for chunks in chunk_lists]
+        found = self.retriever.retrieve([example_query(e) for e in examples], task=self.task)
+        return [format_context(evidence.items, self.generator, self.max_tokens) for evidence in found]
 
 
 class KGContextSource:

@@ -82,10 +82,10 @@ def run_row(name: str, retriever, questions: list[Question], task: int, counter,
     row = Row(name)
     for q in questions:
         start = time.process_time()
-        chunks = retriever.retrieve([q.query], task=task)[0]
+        [evidence] = retriever.retrieve([q.query], task=task)
         row.seconds.append(time.process_time() - start)
-        row.hits.append(found(q.keys, format_context(chunks, counter, max_tokens)))
-        scores = getattr(retriever, "last_scores", {}).get(q.query.interaction_id)
+        row.hits.append(found(q.keys, format_context(evidence.items, counter, max_tokens)))
+        scores = evidence.provenance.get("scores")  # ARM's: every object's scores, and the objects
         if scores is None:
             continue
         row.scores.append(scores)

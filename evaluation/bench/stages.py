@@ -49,7 +49,7 @@ def bench_stages(data: str = "../shared/crag/dev_data.jsonl.bz2", profile: str =
     texts, times = [q.text for q in queries], [q.query_time for q in queries]
     embedder = Embedder.from_config(config.embedder, config.models_dir)
     retriever = WebRetriever.from_config(config.web, config.models_dir, embedder=embedder)
-    chunks = retriever.retrieve(queries, task=1)
+    chunks = [evidence.items for evidence in retriever.retrieve(queries, task=1)]
     generator = make_generator(config.llm, config.models_dir)
     n = len(queries)
     print(f"{n} questions, profile {config.name}, LLM {config.llm.path}, threads {threads}")

@@ -48,9 +48,9 @@ class Row:
 def run_pathway(retriever: WebRetriever, query: Query, counter, max_tokens: int, keys: list[Key],
                 task: int) -> Row:
     start = time.process_time()
-    chunks = retriever.retrieve([query], task=task)[0]
+    [evidence] = retriever.retrieve([query], task=task)
     total = (time.process_time() - start) * 1000
-    s = retriever.last_stats
+    chunks, s = evidence.items, evidence.provenance["stats"]
     context = format_context(chunks, counter, max_tokens)
     return Row(s.extract_ms + s.chunk_ms, s.children, s.embed_ms, s.rerank_ms, total, found(keys, context))
 

@@ -2,19 +2,17 @@
 and its table (the command line is scripts/ablation.py, whose docstring describes the rows and suites).
 
 `CONFIGURATIONS` maps each row to the profile overrides it measures, cheapest first. `run_ablation` saves each
-configuration's profile, runs `local_evaluation.py` on every suite that has no finished run yet (resuming, or
-rerunning on request), reads the runs back (`evaluation.experiments.suite_runs`) and writes the Markdown `table` after every
-run, so a stopped ablation keeps the rows it finished.
+configuration's profile, runs every (configuration, suite) cell as a grid cell (`evaluation.experiments.grid.run_cell`: a
+finished run is read, not run again, unless `rerun`), reads the runs back (`evaluation.run_dir`) and writes the
+Markdown `table` after every run, so a stopped ablation keeps the rows it finished.
 """
 from __future__ import annotations
 
-import shlex
-import subprocess
 import sys
 from pathlib import Path
 
-from evaluation.experiments.suite_runs import SUITES, Cell, Suite, command, read_run, save_profile
-from models.config import REPO_ROOT
+from evaluation.experiments.grid import SUITES, Outcome, Suite, run_cell, save_profile
+from evaluation.run_dir import Cell, RunDir
 
 WEB = {"web.main_content.enabled": True, "web.sentence_chunks.enabled": True}
 ATTRIBUTES = {"attributes.enabled": True}
@@ -74,8 +72,8 @@ def table(rows: dict[str, dict[str, Cell]], suites: list[str]) -> str:
 def cell(root: Path, name: str, suite: str, baselines: dict[str, str], failed: set) -> Cell:
     """What is known of one configuration on one suite: its run (or the given baseline run), else why not."""
     if name == "base" and suite in baselines:
-        return read_run(Path(baselines[suite])) or Cell("not run")  # not (yet) finished there
-    return read_run(root / folder(name) / suite) or Cell("failed" if (name, suite) in failed else "not run")
+        return RunDir(baselines[suite]).cell() or Cell("not run")  # not (yet) finished there
+    return RunDir(root / folder(name) / suite).cell() or Cell("failed" if (name, suite) in failed else "not run")
 
 
 def run_ablation(suite_names: list[str] = tuple(SUITES), *, data: str | None = None, task: int = 1,
@@ -110,21 +108,11 @@ def run_ablation(suite_names: list[str] = tuple(SUITES), *, data: str | None = N
             if name == "base" and suite_name in baselines:
                 print(f"[{name} / {suite_name}] read from {baselines[suite_name]}", flush=True)
                 continue
-            if not rerun and read_run(out_dir) is not None:
-                print(f"[{name} / {suite_name}] already measured in {out_dir}", flush=True)
-                continue
-            cmd = command(suite, profile_path, out_dir, lock, limit)
-            print(f"[{name} / {suite_name}] {shlex.join(cmd)}", flush=True)
-            if dry_run:
-                continue
-            if rerun:
-                (out_dir / "summary.json").unlink(missing_ok=True)
-            log_path = root / folder(name) / f"{suite_name}.log"
-            with open(log_path, "w", encoding="utf-8") as log:
-                result = subprocess.run(cmd, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT)
-            if result.returncode != 0 or read_run(out_dir) is None:
+            outcome = run_cell(f"{name} / {suite_name}", suite, profile_path, out_dir, limit=limit, lock=lock,
+                               rerun=rerun, dry_run=dry_run)
+            if outcome is Outcome.FAILED:
                 failed.add((name, suite_name))
-                print(f"[{name} / {suite_name}] failed (exit {result.returncode}); see {log_path}", file=sys.stderr)
-            write_table()  # after every run: a stopped ablation keeps the rows it finished
+            if outcome in (Outcome.RAN, Outcome.FAILED):
+                write_table()  # after every run: a stopped ablation keeps the rows it finished
     print("\n" + write_table())
     return 0

@@ -1,12 +1,12 @@
 """The one "current results" table of README.md and docs/results.md, made by a command (scripts/current_results.py)
 so that nobody types it.
 
-`SETS` are the measured sets, in the table's order, each a `Suite` of `evaluation.experiments.suite_runs` read back into the
-`local_evaluation.py` arguments shown in the table (`ResultSet.shown`); a run is that command plus `--profile`,
-`--output-dir` and `--no-resume` (`run_command`). `read_cell` reads a finished run directory as one stored figure:
-the normalized judge's counts and the median seconds per question. The figures live in `docs/current_results.json`
-(`load_store` / `save_store`), `render` turns them into the Markdown block (a pure function: the same figures give
-the same text) and `write_block` puts it between the markers of each document. `run_current_results` does all of
+`SETS` are the measured sets, in the table's order, each a `Suite` of `evaluation.experiments.grid` whose `local_evaluation.py`
+arguments the table shows (`ResultSet.shown`); each (profile, set) is a grid cell (`evaluation.experiments.grid.run_cell`: a
+finished run is read, not run again, unless `rerun`). `read_cell` reads a finished run directory as one stored
+figure: the normalized judge's counts and the median seconds per question. The figures live in
+`docs/current_results.json` (`load_store` / `save_store`), `render` turns them into the Markdown block (a pure
+function: the same figures give the same text) and `write_block` puts it between the markers of each document. `run_current_results` does all of
 it for the profiles and sets asked, keeping every other stored figure.
 """
 from __future__ import annotations
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from evaluation.data import DEFAULT_DATA_PATH
-from evaluation.experiments.suite_runs import SUITES, Suite, read_run, records
+from evaluation.experiments.grid import SUITES, Outcome, Suite, run_cell, run_logged
+from evaluation.run_dir import RunDir
 from models.config import REPO_ROOT
 
 PROFILES = ("cpu", "cpu-vllm", "g4dn")  # cpu-vllm: the cpu profile with its LLM on vLLM's CPU build
@@ -43,21 +43,8 @@ class ResultSet:
     size: int  # questions in the data file (the tests count them)
     suite: Suite
 
-    def args(self) -> list[str]:
-        """The `local_evaluation.py` arguments that differ from its defaults."""
-        suite, args = self.suite, []
-        if suite.task != 1:
-            args += ["--task", str(suite.task)]
-        if suite.data != DEFAULT_DATA_PATH:
-            args += ["--data", suite.data]
-        if suite.tokenizer:
-            args += ["--tokenizer", suite.tokenizer]
-        if suite.kg_source:
-            args += ["--kg-source", suite.kg_source]
-        return args
-
     def shown(self) -> str:
-        return shlex.join(["python", "local_evaluation.py", *self.args()])
+        return shlex.join(["python", "local_evaluation.py", *self.suite.arguments()])
 
     def heading(self) -> str:
         return f"{self.label} ({self.size}, Task {self.suite.task})"
@@ -84,24 +71,8 @@ class MarkerError(ValueError):
     """A document without exactly one start marker followed by exactly one end marker."""
 
 
-def run_command(result_set: ResultSet, profile: str, out_dir: Path, limit: int | None = None) -> list[str]:
-    """The shown command with the profile, the run directory and a fresh start (`--limit`: a quick check)."""
-    cmd = [sys.executable, "local_evaluation.py", *result_set.args(), "--profile", profile,
-           "--output-dir", str(out_dir), "--no-resume"]
-    return cmd + ["--limit", str(limit)] if limit else cmd
-
-
-def run_subprocess(cmd: list[str], log_path: Path) -> int:
-    """Runs one evaluation from the repository root, its output in `log_path`; its exit status."""
-    with open(log_path, "w", encoding="utf-8") as log:
-        return subprocess.run(cmd, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT).returncode
-
-
-def median_seconds(run_dir: Path) -> float | None:
-    try:
-        latencies = [float(record["latency_s"]) for record in records(run_dir)]
-    except (KeyError, TypeError, ValueError):
-        return None
+def median_seconds(run: RunDir) -> float | None:
+    latencies = run.latencies()
     return statistics.median(latencies) if latencies else None
 
 
@@ -113,16 +84,16 @@ def read_cell(run_dir: Path, commit: str | None, machine: str) -> dict | None:
     (UTC) and its commit the one the run recorded (`summary.json`'s `commit`), so a run read back rather than rerun
     keeps the day and the code it was measured on; `commit` is used only when the summary has none (a run made now),
     else it is "unrecorded"."""
-    cell = read_run(run_dir)
+    run = RunDir(run_dir)
+    cell = run.cell()
     if cell is None:
         return None
-    summary_path = run_dir / "summary.json"
-    summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    summary = run.summary()
     judge = summary.get("judge", "normalized")
     commit = summary.get("commit") or commit or UNRECORDED
-    date = datetime.datetime.fromtimestamp(summary_path.stat().st_mtime, datetime.timezone.utc).date().isoformat()
+    date = datetime.datetime.fromtimestamp(run.summary_path.stat().st_mtime, datetime.timezone.utc).date().isoformat()
     return {"correct": cell.correct, "missing": cell.missing, "hallucination": cell.hallucination,
-            "total": cell.total, "median_s": median_seconds(run_dir), "date": date, "commit": commit,
+            "total": cell.total, "median_s": median_seconds(run), "date": date, "commit": commit,
             "machine": machine, "judge": judge}
 
 
@@ -270,8 +241,8 @@ def run_current_results(profiles: Sequence[str] = ("cpu",), sets: Sequence[str] 
     came out, keeps every other, and writes the block into `documents`; prints the table. `limit` runs that many
     questions per set into their own folders and writes nothing; `dry_run` prints the commands; `render_only`
     re-makes the documents from the stored figures; `run(command, log_path)` starts one run and returns its exit
-    status (default `run_subprocess`). Returns 2 for bad markers, 1 when a run failed, else 0."""
-    run = run or run_subprocess
+    status (default `evaluation.experiments.grid.run_logged`). Returns 2 for bad markers, 1 when a run failed, else 0."""
+    run = run or run_logged
     store = load_store(store_path)
     if not limit and not dry_run:
         try:  # before any run: markers found wrong after an hour of runs would lose nothing, but waste the hour
@@ -292,27 +263,15 @@ def run_current_results(profiles: Sequence[str] = ("cpu",), sets: Sequence[str] 
                     print(f"[{profile} / {name}] skipped: {', '.join(missing)} not found; its stored figure is kept",
                           flush=True)
                     continue
-                ran_now = False
-                if not rerun and read_run(out_dir) is not None:
-                    print(f"[{profile} / {name}] read from {out_dir} (finished; --rerun runs it again)", flush=True)
-                else:
-                    ran_now = True
-                    cmd = run_command(result_set, profile, out_dir, limit)
-                    print(f"[{profile} / {name}] {shlex.join(cmd)}", flush=True)
-                    if dry_run:
-                        continue
-                    (out_dir / "summary.json").unlink(missing_ok=True)  # a failed rerun must not read the old one
-                    out_dir.parent.mkdir(parents=True, exist_ok=True)
-                    log_path = out_dir.parent / f"{name}.log"
-                    code = run(cmd, log_path)
-                    if code != 0 or read_run(out_dir) is None:
-                        failed.append(f"{profile} / {name}")
-                        print(f"[{profile} / {name}] failed (exit {code}); see {log_path}; its stored figure is "
-                              "kept", file=sys.stderr, flush=True)
-                        continue
-                if dry_run:
+                outcome = run_cell(f"{profile} / {name}", result_set.suite, profile, out_dir, limit=limit,
+                                   rerun=rerun, dry_run=dry_run, run=run)
+                if outcome is Outcome.FAILED:
+                    failed.append(f"{profile} / {name}")
+                    print(f"[{profile} / {name}] its stored figure is kept", file=sys.stderr, flush=True)
+                if outcome in (Outcome.FAILED, Outcome.PLANNED):
                     continue
                 entry = store.setdefault("profiles", {}).setdefault(profile, {})
+                ran_now = outcome is Outcome.RAN
                 entry.setdefault("sets", {})[name] = read_cell(out_dir, commit if ran_now else None, machine)
     if dry_run:
         return 0

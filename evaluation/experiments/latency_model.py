@@ -15,7 +15,6 @@ import json
 import math
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -24,10 +23,10 @@ from typing import Sequence
 
 import yaml
 
-from evaluation.runner import PREDICTIONS_FILE, one_per_id
+from evaluation.experiments.grid import Suite, command
+from evaluation.run_dir import RunDir
 from models.config import REPO_ROOT, load_config
 from models.deadline import Deadline, batch_deadline_s
-from models.jsonl import read_jsonl
 from models.latency import BGE_BASE, BGE_RERANKER_V2_M3, EncoderLatency, HFLatency, LLMLatency
 
 DEV_QUESTIONS = 2706  # CRAG's public Task 1-2 dev set (Task 3 asks the same questions with 50 pages each)
@@ -75,15 +74,14 @@ def trace(task: int, data: str, out: Path | str = "", limit: int = 0) -> int:
     profile = out / "profile.yaml"
     profile.write_text(yaml.safe_dump(raw, sort_keys=False), encoding="utf-8")
     (out / "latency_run.json").write_text(json.dumps({"task": task, "data": data}), encoding="utf-8")
-    argv = ["--profile", str(profile), "--task", str(task), "--data", data, "--output-dir", str(out), "--no-resume"]
-    command = [sys.executable, str(REPO_ROOT / "local_evaluation.py"), *argv, *(["--limit", str(limit)] if limit else [])]
-    return subprocess.run(command, check=False).returncode  # local_evaluation.py is the floor above this package
+    cmd = command(Suite(data, task), profile, out, limit=limit, fresh=True)
+    return subprocess.run(cmd, check=False).returncode  # local_evaluation.py is the floor above this package
 
 
 # ---------------------------------------------------------------------------------------------- projection
 def read_run(run: Path) -> tuple[dict, list[dict]]:
     manifest = json.loads((run / "latency_run.json").read_text(encoding="utf-8"))
-    rows = one_per_id(read_jsonl(run / PREDICTIONS_FILE))
+    rows = RunDir(run).records()
     return manifest, rows
 
 
@@ -163,7 +161,8 @@ def web_work(batch: list[dict], examples: dict[str, dict], config) -> dict:
         unbounded = Deadline(None)  # measuring the work itself: nothing may be skipped
         [selection] = retriever._select([query], task, unbounded)
         started = time.process_time()
-        corpus = retriever._split(query, retriever._documents(query, selection, task, unbounded), task)
+        documents, _ = retriever._documents(query, selection, task, unbounded)
+        corpus = retriever._split(query, documents, task)
         out["parse_s"] += time.process_time() - started
         query_tokens = len(query.text) // CHARS_PER_TOKEN + 1
         out["queries"] += 1

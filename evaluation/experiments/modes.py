@@ -5,20 +5,20 @@
 set). From each run's prediction records: `trace_figures` (answer-in-context recall of what the answer attempts
 read or proposed, and the conflicts between sources), `gold_sources` (the sources whose evidence states a gold
 key, in the every-source run) and `selection` (source-selection accuracy of the omni run against them).
-`run_modes` runs `local_evaluation.py` per row and suite as the ablation does (`evaluation.experiments.suite_runs`) and
+`run_modes` runs each row on each suite as a grid cell (`evaluation.experiments.grid.run_cell`), as the ablation does, and
 writes the `table`.
 """
 from __future__ import annotations
 
-import shlex
-import subprocess
-import sys
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
 from evaluation.experiments.context_recall import answer_keys, found
-from evaluation.experiments.suite_runs import SUITES as ABLATION_SUITES, Cell, Suite, command, read_run, records, save_profile
-from models.config import REPO_ROOT
+from evaluation.experiments.grid import SUITES as ABLATION_SUITES, Outcome, Suite, run_cell, save_profile
+from evaluation.run_dir import Cell, RunDir
+
+log = logging.getLogger(__name__)
 
 MODES: dict[str, dict] = {
     "db3": {"pipeline.mode": "db3"},
@@ -118,18 +118,27 @@ def _share(part: int, whole: int) -> str:
     return f"{part}/{whole} ({part / whole:.0%})" if whole else "n/a"
 
 
+def readable_records(run: RunDir) -> list[dict]:
+    """The run's records; none, logged, when its predictions.jsonl is corrupt (its figures then show none)."""
+    try:
+        return run.records()
+    except (OSError, ValueError) as exc:
+        log.warning("%s: unreadable (%s); its records are left out", run.predictions_path, exc)
+        return []
+
+
 def table(root: Path, suites: list[str]) -> str:
     lines = ["| suite | mode | correct / missing / halluc. (n) | score | s/q | answer in context | "
              "selection top-1 | selection any | any structured | conflicts (rule) |", "|---" * 10 + "|"]
     for suite in suites:
-        gold_rows = records(root / GOLD_RUN / suite)
+        gold_rows = readable_records(RunDir(root / GOLD_RUN / suite))
         for mode in MODES:
-            run_dir = root / mode / suite
-            cell = read_run(run_dir) or Cell("not run")
+            run = RunDir(root / mode / suite)
+            cell = run.cell() or Cell("not run")
             if cell.status != "ok":
                 lines.append(f"| {suite} | {mode} | {cell.status} | | | | | | | |")
                 continue
-            rows = records(run_dir)
+            rows = readable_records(run)
             figures = trace_figures(rows)
             picked = selection(rows, gold_rows) if mode == "omni" and gold_rows else None
             rules = ", ".join(f"{r} {figures.rules.count(r)}" for r in sorted(set(figures.rules)))
@@ -154,22 +163,10 @@ def run_modes(suites: list[str] = tuple(SUITES), *, only: list[str] | None = Non
         if profile_path is None:
             return 2
         for suite_name in suites:
-            out_dir = root / mode / suite_name
-            if read_run(out_dir) is not None and not rerun:
-                continue
-            cmd = command(SUITES[suite_name], profile_path, out_dir, lock, limit)
-            if rerun:
-                cmd.append("--no-resume")
-            print(f"[{mode} / {suite_name}] {shlex.join(cmd)}", flush=True)
-            if dry_run:
-                continue
-            out_dir.mkdir(parents=True, exist_ok=True)
-            log_path = root / mode / f"{suite_name}.log"
-            with open(log_path, "w", encoding="utf-8") as log:
-                done = subprocess.run(cmd, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT)
-            if done.returncode != 0 or read_run(out_dir) is None:
-                print(f"[{mode} / {suite_name}] failed (exit {done.returncode}); see {log_path}", file=sys.stderr)
-            (root / "modes.md").write_text(table(root, suites) + "\n", encoding="utf-8")  # rows so far
+            outcome = run_cell(f"{mode} / {suite_name}", SUITES[suite_name], profile_path, root / mode / suite_name,
+                               limit=limit, lock=lock, rerun=rerun, dry_run=dry_run)
+            if outcome in (Outcome.RAN, Outcome.FAILED):
+                (root / "modes.md").write_text(table(root, suites) + "\n", encoding="utf-8")  # rows so far
     text = table(root, suites)
     (root / "modes.md").write_text(text + "\n", encoding="utf-8")
     print(text)

@@ -13,7 +13,7 @@ from pathlib import Path
 from evaluation.judge import RulesJudge
 from evaluation.metrics import ScoreItem, compute_metrics, score_predictions
 from evaluation.normalized_judge import NormalizedJudge
-from evaluation.runner import PREDICTIONS_FILE, PredictionLog
+from evaluation.run_dir import RunDir, read_records
 from models.config import load_config
 from models.trim import load_grader_trim
 from models.verify.replay import grid, replay
@@ -33,7 +33,7 @@ def sweep_verifier(run_paths: list[str], profile: str = "cpu", tokenizer: str | 
     verifier section as the base and the grader's trim from `tokenizer`, and prints the `top` settings."""
     base = load_config(profile).verifier
     judge, official, trim = NormalizedJudge(), RulesJudge(), load_grader_trim(tokenizer)
-    runs = {name: PredictionLog(_predictions(name)).load() for name in run_paths}
+    runs = {name: _records(Path(name)) for name in run_paths}
     rows = []
     for config in grid(dataclasses.replace(base, enabled=True), AXES):
         per_run = {}
@@ -60,9 +60,9 @@ def sweep_verifier(run_paths: list[str], profile: str = "cpu", tokenizer: str | 
     return 0
 
 
-def _predictions(name: str) -> Path:
-    path = Path(name)
-    return path / PREDICTIONS_FILE if path.is_dir() else path
+def _records(path: Path) -> list[dict]:
+    """The records of a run folder, or of a predictions file given by its path."""
+    return RunDir(path).records() if path.is_dir() else read_records(path)
 
 
 def _same(config, base) -> bool:

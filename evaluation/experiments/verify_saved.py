@@ -7,10 +7,10 @@ ready for the verifier sweep (`evaluation/experiments/verifier_sweep.py`).
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 from evaluation.data import DEFAULT_DATA_PATH, load_examples
-from evaluation.runner import PREDICTIONS_FILE, PredictionLog
+from evaluation.run_dir import RunDir, read_records
+from evaluation.runner import PredictionLog
 from models.config import load_config
 from models.embedder import Embedder
 from models.types import Query
@@ -27,13 +27,13 @@ def verify_saved_run(predictions: str, out_dir: str, data: str = DEFAULT_DATA_PA
     web = WebRetriever.from_config(config.web, config.models_dir, embedder=embedder)
     verifier = SupportVerifier(config.verifier, embedder=embedder)
     examples = {e["interaction_id"]: e for e in load_examples(data)}
-    records = PredictionLog(predictions).load()
-    out = PredictionLog(Path(out_dir) / PREDICTIONS_FILE)
+    records = read_records(predictions)
+    out = PredictionLog(RunDir(out_dir).predictions_path)
     out.path.unlink(missing_ok=True)
     for record in records:
         example = examples[record["interaction_id"]]
         query = Query.from_crag(example)
-        chunks = web.retrieve([query], task=task)[0]
+        chunks = web.retrieve([query], task=task)[0].items
         decision = verifier.verify([Candidate(query.text, record["prediction"], tuple(c.text for c in chunks),
                                               "web")])[0]
         attempt = {"pathway": "web", "raw_output": record["prediction"], "candidate": record["prediction"],

@@ -16,11 +16,12 @@ DESCRIPTOR = Descriptor(
 
 class WebSource:
     """Args:
-        retriever: a `WebRetriever` or `ArmRetriever` (`retrieve(queries, task, deadline)`, `last_stats`; ARM's
-            `last_alignment` goes into the trace as "arm").
+        retriever: a `WebRetriever` or `ArmRetriever` (`retrieve(queries, task, deadline)` -> one web `Evidence`
+            per query; ARM's alignment in its provenance goes into the trace as "arm").
         answer: the plan of the answer step (`pipeline.answer_prompt`, `answer_adapter`, behind public data).
         budgets: `pipeline.stage_budgets` (retrieval gets its "web retrieval" share of the web stage).
-        trace_pages: trace which extractor read each page (ElectricSheep's page processing is on).
+        trace_pages: trace which extractor read each page (ElectricSheep's page processing is on), from the
+            evidence's provenance (`extractors`, and the batch's `stats`; evidence without stats is not traced).
         sentence_chunks: `web.sentence_chunks` (its `enabled` and `tasks`), for that trace.
     """
 
@@ -41,19 +42,20 @@ class WebSource:
         retrieved = self.retriever.retrieve([s.query for s, _ in asks], task=run.task,
                                             deadline=stage_deadline(deadline, self.budgets, "web retrieval"))
         run.timed("web retrieval", started)
-        return [Evidence("web", tuple(chunks)) for chunks in retrieved]
+        return retrieved
 
     def answer_plan(self, state, task: int) -> AnswerPlan:
         return self.answer
 
     def trace(self, state, evidence: Evidence, run) -> None:
-        arm = getattr(self.retriever, "last_alignment", {}).get(state.query.interaction_id)
+        arm = evidence.provenance.get("arm")
         if arm is not None:  # web.retriever arm: keywords, their n-grams, each chosen object's two scores
             state.trace["arm"] = arm
-        if not self.trace_pages:
+        stats = evidence.provenance.get("stats")
+        if not self.trace_pages or stats is None:
             return
-        stats, groups = self.retriever.last_stats, self.sentence_chunks  # extraction and chunking are the batch's
-        state.trace["web"] = {"extractors": stats.extractors.get(state.query.interaction_id, []),
+        groups = self.sentence_chunks  # extraction and chunking times are the batch's
+        state.trace["web"] = {"extractors": list(evidence.provenance.get("extractors", [])),
                               "sentence_chunks": groups.enabled and run.task in groups.tasks,
                               "extract_s": round(stats.extract_ms / 1000, 3),
                               "chunk_s": round(stats.chunk_ms / 1000, 3)}
@@ -61,7 +63,7 @@ class WebSource:
 
 def _build(parts) -> WebSource:
     p, w = parts.config.pipeline, parts.config.web
-    trace_pages = (w.main_content.enabled or w.sentence_chunks.enabled) and hasattr(parts.get("web"), "last_stats")
+    trace_pages = w.main_content.enabled or w.sentence_chunks.enabled
     return WebSource(parts.get("web"), AnswerPlan("web", p.answer_prompt, p.answer_adapter, context_from=("public_data",)),
                      p.stage_budgets, trace_pages, w.sentence_chunks)
 

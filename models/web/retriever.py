@@ -20,8 +20,12 @@ stops at the deadline (children left unembedded score 0); past the deadline the 
 ElectricSheep's page processing (§4.1, each off by default): `web.main_content` reads each page's main
 content with trafilatura (the configured extractor is its fallback; its paragraphs become the lines of the
 text document) and `web.sentence_chunks` makes sentence groups the text parents (`Chunker`). The BM25
-prefilter, the recall and the reranker stay the same. `last_stats.extractors` says, per query, which
-extractor read each page (the pipeline's trace shows it).
+prefilter, the recall and the reranker stay the same.
+
+Provenance: `retrieve` returns each query's chunks as web `Evidence` whose provenance says how they were found:
+`extractors` (the extractor that read each page; the pipeline's trace shows it) and `stats` (the batch's
+`RetrievalStats`: where the call's time went); `ArmRetriever` adds its alignment. The retriever keeps nothing of a
+batch: what a call notes while it runs lives in its own `BatchNotes`.
 
 `prefilter_k` (CPU profile) embeds only the children that BM25 ranks highest for the question. Embedding
 every child of five real pages (median ~400) with MiniLM takes a median 7.9 s of one CPU core; with the
@@ -39,6 +43,7 @@ import numpy as np
 
 from models.deadline import Deadline
 from models.embedder import Embedder
+from models.evidence import Evidence
 from models.isolation import per_item
 from models.types import Chunk, Query
 from models.web.chunker import Chunker, Corpus
@@ -55,7 +60,8 @@ Hits = list[tuple[int, float]]  # (parent index, best child cosine), in hit orde
 
 @dataclass
 class RetrievalStats:
-    """Where the time of the last `retrieve` call went (milliseconds), and how much was embedded."""
+    """Where the time of one `retrieve` call went (milliseconds), and how much was embedded: the whole batch's,
+    shared by its queries' evidence."""
 
     extract_ms: float = 0.0  # page selection + HTML extraction
     chunk_ms: float = 0.0
@@ -65,7 +71,25 @@ class RetrievalStats:
     children: int = 0  # child chunks built
     embedded: int = 0  # distinct child texts embedded
     parents: int = 0
-    extractors: dict[str, list[str]] = field(default_factory=dict)  # query id -> extractor per page read
+
+
+@dataclass
+class BatchNotes:
+    """What one `retrieve` call notes while it runs: the batch's stats and, per query id, its provenance (the
+    extractor of each page read; ARM's alignment). A call that fails for a batch and is retried query by query
+    (`per_item`) keeps noting into the same notes."""
+
+    stats: RetrievalStats = field(default_factory=RetrievalStats)
+    provenance: dict[str, dict] = field(default_factory=dict)
+
+    def of(self, query: Query) -> dict:
+        return self.provenance.setdefault(query.interaction_id, {})
+
+    def evidence(self, query: Query, chunks: Sequence[Chunk]) -> Evidence:
+        """The query's chunks with their provenance: `extractors`, `stats`, and what the retriever added."""
+        return Evidence("web", tuple(chunks),
+                        provenance={"extractors": [], **self.provenance.get(query.interaction_id, {}),
+                                    "stats": self.stats})
 
 
 @contextmanager
@@ -92,8 +116,7 @@ class WebRetriever:
         self.chunker = chunker or Chunker.from_config(cfg)
         # ElectricSheep's sentence-group parents, for the tasks `web.sentence_chunks` names
         self.group_chunker = Chunker.from_config(cfg, sentence_groups=True) if cfg.sentence_chunks.enabled else None
-        self.clock = clock  # of `last_stats`; the benchmark passes time.process_time (CPU time)
-        self.last_stats = RetrievalStats()
+        self.clock = clock  # of `RetrievalStats`; the benchmark passes time.process_time (CPU time)
 
     @classmethod
     def from_config(cls, cfg, models_dir: str, embedder: Embedder) -> "WebRetriever":
@@ -106,8 +129,9 @@ class WebRetriever:
         return cls(cfg, embedder, make_reranker(cfg.reranker, models_dir, embedder))
 
     # ------------------------------------------------------------------ the batch
-    def retrieve(self, queries: Sequence[Query], task: int = 1, deadline: Deadline | None = None) -> list[list[Chunk]]:
-        """The best chunks of each query, best first; [] for a query without usable pages.
+    def retrieve(self, queries: Sequence[Query], task: int = 1, deadline: Deadline | None = None) -> list[Evidence]:
+        """Each query's web `Evidence`: its best chunks, best first (none for a query without usable pages), and
+        their provenance (the module docstring).
 
         A chunk's `score` is the reranker's, or its best child's cosine when there were no more than
         `rerank_k` parents to choose from (db3 skips the reranker then).
@@ -119,26 +143,36 @@ class WebRetriever:
             deadline: the web stage's; see the module docstring (None: unbounded).
         """
         deadline = deadline or Deadline(None)
-        self.last_stats = RetrievalStats()
-        return per_item(lambda batch: self._retrieve(batch, task, deadline), list(queries), lambda _: [],
-                        "web retrieval", deadline=deadline)
+        notes = BatchNotes()
+        found = per_item(lambda batch: self._retrieve(batch, task, deadline, notes), list(queries), lambda _: [],
+                         "web retrieval", deadline=deadline)
+        return [notes.evidence(query, chunks) for query, chunks in zip(queries, found)]
 
-    def _retrieve(self, queries: Sequence[Query], task: int, deadline: Deadline) -> list[list[Chunk]]:
-        stats = self.last_stats
-        corpora = self._corpora(queries, task, deadline)
-        with _timed(stats, "embed_ms", self.clock):
-            hits = self._recall(queries, corpora, deadline)
-        with _timed(stats, "rerank_ms", self.clock):
+    def _retrieve(self, queries: Sequence[Query], task: int, deadline: Deadline, notes: BatchNotes
+                  ) -> list[list[Chunk]]:
+        corpora = self._corpora(queries, task, deadline, notes)
+        with _timed(notes.stats, "embed_ms", self.clock):
+            hits = self._recall(queries, corpora, deadline, notes.stats)
+        with _timed(notes.stats, "rerank_ms", self.clock):
             return self._rerank(queries, corpora, hits, deadline)
 
     # ------------------------------------------------------------------ pages -> documents
-    def _corpora(self, queries: Sequence[Query], task: int, deadline: Deadline) -> list[Corpus]:
+    def _corpora(self, queries: Sequence[Query], task: int, deadline: Deadline, notes: BatchNotes) -> list[Corpus]:
         """Each query's parents and children: pages selected, extracted (timed as extract) and chunked (chunk)."""
-        with _timed(self.last_stats, "extract_ms", self.clock):
+        stats = notes.stats
+        with _timed(stats, "extract_ms", self.clock):
             selections = self._select(queries, task, deadline)
-            documents = [self._documents(q, s, task, deadline) for q, s in zip(queries, selections)]
-        with _timed(self.last_stats, "chunk_ms", self.clock):
-            return [self._split(q, docs, task) for q, docs in zip(queries, documents)]
+            documents = []
+            for query, selection in zip(queries, selections):
+                docs, extractors = self._documents(query, selection, task, deadline)
+                if extractors:
+                    notes.of(query).setdefault("extractors", []).extend(extractors)
+                documents.append(docs)
+        with _timed(stats, "chunk_ms", self.clock):
+            corpora = [self._split(q, docs, task) for q, docs in zip(queries, documents)]
+        stats.children += sum(len(c.children) for c in corpora)
+        stats.parents += sum(len(c.parents) for c in corpora)
+        return corpora
 
     def _select(self, queries: Sequence[Query], task: int, deadline: Deadline) -> list[PageSelection]:
         top = self.cfg.task3_top_pages
@@ -163,9 +197,11 @@ class WebRetriever:
         return [select_pages(q, top, scores.get(i) if i in ranked else search_order[i])  # None: BM25
                 for i, q in enumerate(queries)]
 
-    def _documents(self, query: Query, selection: PageSelection, task: int, deadline: Deadline) -> list[Chunk]:
+    def _documents(self, query: Query, selection: PageSelection, task: int, deadline: Deadline
+                   ) -> tuple[list[Chunk], list[str]]:
+        """The query's documents (page texts, tables, snippets) and the extractor that read each page it parsed."""
         main_content = self.cfg.main_content.enabled and task in self.cfg.main_content.tasks
-        documents = []
+        documents, extractors = [], []
         for page in selection.full:
             if deadline.expired():  # no time to parse this page: its snippet still speaks for it
                 log.warning("query %s: page %r skipped: web deadline reached", query.interaction_id,
@@ -173,7 +209,7 @@ class WebRetriever:
                 documents.append(Chunk(snippet_document(page), page.page_url, "snippet"))
                 continue
             try:
-                text, tables = self._extract(query, page, main_content)
+                text, tables, extractor = self._extract(page, main_content)
             except Exception:  # one unparsable page must not cost the query its other pages
                 log.warning("query %s: page %r could not be parsed", query.interaction_id, page.page_url[:200],
                             exc_info=True)
@@ -181,24 +217,23 @@ class WebRetriever:
                 continue
             # db3 prepends the snippet: the search engine's summary is often the densest passage. (Main
             # content keeps paragraphs as lines; the snippet is then a paragraph of its own.)
+            extractors.append(extractor)
             joint = "\n" if main_content else " "
             documents.append(Chunk(f"{snippet_text(page)}{joint}{text}".strip(), page.page_url, "text"))
             documents.extend(Chunk(table, page.page_url, "table") for table in tables)
         documents.extend(Chunk(snippet_document(p), p.page_url, "snippet") for p in selection.snippet_only)
-        return [d for d in documents if d.text]
+        return [d for d in documents if d.text], extractors
 
-    def _extract(self, query: Query, page, main_content: bool) -> tuple[str, tuple[str, ...]]:
-        """A page's text (paragraphs as lines with main content) and its Markdown tables."""
-        read = self.last_stats.extractors.setdefault(query.interaction_id, [])
+    def _extract(self, page, main_content: bool) -> tuple[str, tuple[str, ...], str]:
+        """A page's text (paragraphs as lines with main content), its Markdown tables, and the extractor that
+        read it."""
         if main_content:
             content = extract_main_content(page.page_result, page.page_name, self.cfg.main_content)
-            read.append(content.source)
-            return "\n".join(content.paragraphs), content.tables
+            return "\n".join(content.paragraphs), content.tables, content.source
         page_text = extract_page(page.page_result, page.page_name, backend=self.cfg.extraction_backend,
                                  max_html_chars=self.cfg.max_html_chars, max_page_tokens=self.cfg.max_page_tokens,
                                  max_table_tokens=self.cfg.max_table_tokens)
-        read.append(self.cfg.extraction_backend)
-        return page_text.text, page_text.tables
+        return page_text.text, page_text.tables, self.cfg.extraction_backend
 
     def _split(self, query: Query, documents: list[Chunk], task: int) -> Corpus:
         use_groups = self.group_chunker is not None and task in self.cfg.sentence_chunks.tasks
@@ -207,8 +242,6 @@ class WebRetriever:
         except Exception:
             log.warning("query %s: documents could not be chunked", query.interaction_id, exc_info=True)
             return Corpus()
-        self.last_stats.children += len(corpus.children)
-        self.last_stats.parents += len(corpus.parents)
         return corpus
 
     # ------------------------------------------------------------------ recall
@@ -222,10 +255,11 @@ class WebRetriever:
         scores = bm25_scores(lexical_query or query.text, corpus.children)
         return sorted(np.argsort(-scores, kind="stable")[:k].tolist())
 
-    def _recall(self, queries: Sequence[Query], corpora: list[Corpus], deadline: Deadline) -> list[Hits]:
+    def _recall(self, queries: Sequence[Query], corpora: list[Corpus], deadline: Deadline,
+                stats: RetrievalStats) -> list[Hits]:
         candidates = [self._candidates(q, c) for q, c in zip(queries, corpora)]
         cosines = self._cosines(queries, [[c.children[i] for i in chosen] for c, chosen in zip(corpora, candidates)],
-                                deadline)
+                                deadline, stats)
         hits = []
         for corpus, chosen, cosine in zip(corpora, candidates, cosines):
             best_first = np.argsort(-cosine, kind="stable")[:self.cfg.recall_k]
@@ -235,14 +269,15 @@ class WebRetriever:
             hits.append(list(parents.items()))
         return hits
 
-    def _cosines(self, queries: Sequence[Query], texts: list[list[str]], deadline: Deadline) -> list[np.ndarray]:
+    def _cosines(self, queries: Sequence[Query], texts: list[list[str]], deadline: Deadline,
+                 stats: RetrievalStats) -> list[np.ndarray]:
         """Per query, the cosine of each of its `texts` to the question. Each distinct text of the batch is embedded
-        once (`last_stats.embedded` counts them), while the deadline allows (texts left over score 0)."""
+        once (`stats.embedded` counts them), while the deadline allows (texts left over score 0)."""
         rows: dict[str, int] = {}  # distinct text -> row of the embedding matrix
         for own in texts:
             for text in own:
                 rows.setdefault(text, len(rows))
-        self.last_stats.embedded = len(rows)
+        stats.embedded = len(rows)
         if not rows:
             return [np.zeros(0, dtype=np.float32) for _ in queries]
         query_vectors = self.embedder.encode([q.text for q in queries], is_query=True)

@@ -10,9 +10,9 @@ import pytest
 
 from evaluation.experiments import current_results as cr
 from evaluation.experiments.current_results import (END, SETS, START, MarkerError, ResultSet, block_of, load_store, read_cell,
-                                        render, replace_block, run_command, run_current_results, stale, write_block)
+                                        render, replace_block, run_current_results, stale, write_block)
 from evaluation.data import count_examples
-from evaluation.experiments.suite_runs import Suite
+from evaluation.experiments.grid import LOCAL_EVALUATION, Suite
 from models.config import REPO_ROOT
 from scripts.current_results import main
 
@@ -76,15 +76,12 @@ def test_each_set_has_the_size_it_shows_and_its_command(name):
     assert task == result_set.suite.task and f"Task {task})" in result_set.heading()
 
 
-def test_the_shown_commands_and_a_run_command():
+def test_the_shown_commands():
     assert SETS["sample"].shown() == "python local_evaluation.py"
     assert SETS["kg_unseen"].shown() == ("python local_evaluation.py --task 2 --data data/acceptance/kg_unseen.jsonl "
                                          "--kg-source data/kg_acceptance")
     assert SETS["dev"].shown() == ("python local_evaluation.py --data ../shared/crag/dev_data.jsonl.bz2 "
                                    "--tokenizer ../shared/crag/tokenizer")
-    assert run_command(SETS["task2"], "g4dn", Path("/o/g4dn/task2"), limit=3) == [
-        sys.executable, "local_evaluation.py", "--task", "2", "--profile", "g4dn", "--output-dir", "/o/g4dn/task2",
-        "--no-resume", "--limit", "3"]
     assert list(SETS)[:4] == ["sample", "dev", "task2", "task3"]
 
 
@@ -177,7 +174,7 @@ def test_a_partial_run_updates_only_its_cells(tmp_path, docs, capsys):
     assert run_current_results(["cpu"], ["task2", "task3"], run=fake, **options(tmp_path, docs)) == 0
     assert [cmd[cmd.index("--output-dir") + 1] for cmd in fake.commands] == [
         str(tmp_path / "out" / "cpu" / "task2"), str(tmp_path / "out" / "cpu" / "task3")]
-    assert all(cmd[:2] == [sys.executable, "local_evaluation.py"] and "--no-resume" in cmd for cmd in fake.commands)
+    assert all(cmd[:2] == [sys.executable, str(LOCAL_EVALUATION)] and "--no-resume" not in cmd for cmd in fake.commands)
     stored = load_store(store)["profiles"]["cpu"]["sets"]
     assert stored["task2"]["correct"] == 1 and stored["task2"]["median_s"] == 0.6
     assert stored["task3"]["total"] == 2
@@ -192,7 +189,7 @@ def test_a_partial_run_updates_only_its_cells(tmp_path, docs, capsys):
     assert run_current_results(["cpu"], ["task2"], run=fake, **options(tmp_path, docs)) == 0
     assert len(fake.commands) == 2
     assert run_current_results(["cpu"], ["task2"], run=fake, rerun=True, **options(tmp_path, docs)) == 0
-    assert len(fake.commands) == 3
+    assert len(fake.commands) == 3 and fake.commands[-1][-1] == "--no-resume"  # a rerun starts afresh
 
 
 def test_a_failed_run_keeps_its_stored_cell_and_exits_1(tmp_path, docs, capsys):
@@ -248,8 +245,8 @@ def test_dry_run_prints_the_commands_and_runs_nothing(tmp_path, docs, capsys):
     for profile in ("cpu", "g4dn"):
         for name in ("sample", "kg_unseen"):
             line = next(line for line in out.splitlines() if line.startswith(f"[{profile} / {name}] "))
-            shown = " ".join(shlex.split(SETS[name].shown())[1:])
-            assert f"{shown} --profile {profile} --output-dir" in line
+            shown = " ".join(shlex.split(SETS[name].shown())[2:])  # the table's arguments, in the run's command
+            assert shown in line and f"--profile {profile} --output-dir" in line
 
 
 # --- the command line ---
@@ -257,7 +254,7 @@ def test_dry_run_prints_the_commands_and_runs_nothing(tmp_path, docs, capsys):
 def test_the_script_end_to_end_on_copies(tmp_path, docs, monkeypatch, capsys):
     paths, store = docs
     fake = FakeRuns()
-    monkeypatch.setattr(cr, "run_subprocess", fake)
+    monkeypatch.setattr(cr, "run_logged", fake)
     write = ["--store", str(store), "--write", *map(str, paths), "--output-root", str(tmp_path / "out")]
     assert main(["--profiles", "g4dn", "--sets", "task3", *write]) == 0
     assert [cmd[cmd.index("--profile") + 1] for cmd in fake.commands] == ["g4dn"]

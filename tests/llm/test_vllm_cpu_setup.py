@@ -55,7 +55,7 @@ def test_the_cpu_pins_hold_beside_vllm():
 def test_the_package_imports_without_llvmlite():
     """vLLM's CPU worker is spawned with its parent's imports and fails at start-up when llvmlite is loaded (numba,
     pulled in by bm25s at import time, before models/web/lexical.py imported it lazily)."""
-    code = ("import sys, local_evaluation, models.user_config, models.pipeline, evaluation.experiments.suite_runs, models.web.retriever; "
+    code = ("import sys, local_evaluation, models.user_config, models.pipeline, evaluation.experiments.grid, models.web.retriever; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('llvmlite', 'numba', 'bm25s')))")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]

@@ -138,6 +138,7 @@ def test_pipeline_puts_public_facts_before_the_web_context(public):
     from models.config import load_config
     from models.parts import Parts
     from models.pipeline import Pipeline
+    from models.evidence import Evidence
     from models.types import Chunk
 
     class Generator(EntityGenerator):
@@ -154,7 +155,8 @@ def test_pipeline_puts_public_facts_before_the_web_context(public):
 
     class Web:
         def retrieve(self, queries, task, deadline=None):
-            return [[Chunk("a web page about the 2012 oscars", "https://example.org")] for _ in queries]
+            return [Evidence("web", (Chunk("a web page about the 2012 oscars", "https://example.org"),))
+                    for _ in queries]
 
     class Router:
         def route(self, queries, deadline=None):

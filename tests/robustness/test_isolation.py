@@ -224,9 +224,9 @@ def test_a_reranker_failing_on_one_query_costs_only_its_order(cpu_embedder):
 
     queries = [Query(f"id{i}", q, "", tuple(SearchResult.from_raw(p) for p in pages))
                for i, (q, pages) in enumerate(clean_items())]
-    clean = web.retrieve(queries)
+    clean = [e.items for e in web.retrieve(queries)]
     web.reranker.score_many = picky
-    hostile = web.retrieve(queries)
+    hostile = [e.items for e in web.retrieve(queries)]
     texts = [[c.text for c in r] for r in (hostile[0], hostile[2])]
     assert texts == [[c.text for c in r] for r in (clean[0], clean[2])]
     assert len(hostile[1]) == 2  # recall order, cut to rerank_k

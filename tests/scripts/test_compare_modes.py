@@ -26,4 +26,4 @@ def test_the_table_puts_both_modes_side_by_side_and_says_what_was_not_run(tmp_pa
     assert "| public | omni | not run |" in text
     out = capsys.readouterr().out
     assert "[db3 / public]" in out and "--data data/acceptance/public_sql.jsonl" in out
-    assert "[db3 / task2]" not in out  # measured: read, not rerun
+    assert "[db3 / task2] read from" in out and "--output-dir " + str(tmp_path / "db3" / "task2") not in out

@@ -169,6 +169,7 @@ def test_fit_script_turns_unusable_arguments_into_usage_errors(argv, message, tm
 
 
 def test_collect_evaluates_each_fit_set_once_under_the_rules_gate(tmp_path, monkeypatch):
+    import evaluation.experiments.grid as grid
     import training.gate.refit as gate_refit
 
     commands = []
@@ -181,7 +182,7 @@ def test_collect_evaluates_each_fit_set_once_under_the_rules_gate(tmp_path, monk
         pathlib.Path(out, "summary.json").write_text("{}")
         return type("Done", (), {"returncode": 0})()
 
-    monkeypatch.setattr(gate_refit.subprocess, "run", fake_run)
+    monkeypatch.setattr(grid.subprocess, "run", fake_run)
     monkeypatch.setattr(gate_refit, "FIT_SUITES", {"a": ("data/a.jsonl", 2), "b": ("data/b.jsonl", 1)})
     runs = gate_refit.collect(tmp_path / "fit", "cpu")
     assert runs == [str(tmp_path / "fit" / "a"), str(tmp_path / "fit" / "b")]

@@ -47,7 +47,7 @@ def test_reachable_gold_keys_reach_the_context(questions, retriever, words):
     assert reachable >= MIN_REACHABLE_KEYS, f"only {reachable} reachable keys in {len(questions)} questions"
     results = retriever.retrieve([query for query, _ in questions], task=1)  # one batch
     budget = load_config("cpu").web.context_max_tokens
-    contexts = [format_context(chunks, words, budget) for chunks in results]
+    contexts = [format_context(evidence.items, words, budget) for evidence in results]
     assert all(contexts), "a question with reachable keys got no context"
     per_question = [found(keys, [context]) for (_, keys), context in zip(questions, contexts)]
     hits, questions_found = sum(per_question), sum(n > 0 for n in per_question)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from evaluation.answer_match import match_answer
-from evaluation.runner import PREDICTIONS_FILE, PredictionLog
+from evaluation.run_dir import RunDir
 from models.verify.config import VerifierConfig
 from models.verify.gate import BREAK_EVEN, CalibratedGate, candidate_answer, features
 from models.verify.verifier import decide_by_rules
@@ -69,7 +69,7 @@ def labelled_candidates(run_dirs: Iterable[str | Path], config: VerifierConfig) 
     """Every candidate the gate could keep in the runs' traces, with its features and label."""
     rows = []
     for run_dir in run_dirs:
-        for record in PredictionLog(Path(run_dir) / PREDICTIONS_FILE).load():
+        for record in RunDir(run_dir).records():
             alternatives = record.get("alt_ans") or []
             for attempt in (record.get("trace") or {}).get("attempts", []):
                 scores = (attempt.get("verifier") or {}).get("scores") or {}

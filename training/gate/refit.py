@@ -8,8 +8,6 @@ strength cross-validated, the best one's table printed, the gate fitted on every
 """
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -17,8 +15,9 @@ from pathlib import Path
 from evaluation.cli import UsageError
 from training.gate.fit import (FIT_SUITES, GATE_KG_QUESTIONS, compare_gates, cross_validated, fit,
                                  labelled_candidates, reliability)
-from evaluation.runner import PREDICTIONS_FILE
-from models.config import REPO_ROOT, load_config
+from evaluation.experiments.grid import Outcome, Suite, run_cell
+from evaluation.run_dir import RunDir
+from models.config import load_config
 from models.verify.gate import CalibratedGate
 
 
@@ -30,7 +29,12 @@ def _print_scores(title: str, figures: dict) -> None:
 
 
 def collect(root: Path, profile: str | None) -> list[str]:
-    """Runs (or resumes) the rules-gate evaluation of every fit set into `root/<set>/`; returns the run dirs."""
+    """Runs (or resumes) the rules-gate evaluation of every fit set into `root/<set>/` as grid cells
+    (`evaluation.experiments.grid.run_cell`: a finished set is read, not run again); returns the run dirs.
+
+    Raises:
+        SystemExit: a set's evaluation failed (its log is named).
+    """
     runs = []
     root.mkdir(parents=True, exist_ok=True)
     if not (root / GATE_KG_QUESTIONS).is_file():
@@ -38,16 +42,10 @@ def collect(root: Path, profile: str | None) -> list[str]:
 
         write_rows(gate_questions(), root / GATE_KG_QUESTIONS)
     for name, (data, task) in FIT_SUITES.items():
-        data = str(root / data) if data == GATE_KG_QUESTIONS else data
+        suite = Suite(str(root / data) if data == GATE_KG_QUESTIONS else data, task)
         out = root / name
-        if not (out / "summary.json").is_file():
-            cmd = [sys.executable, str(REPO_ROOT / "local_evaluation.py"), "--task", str(task), "--data", data,
-                   "--output-dir", str(out), "--set", "verifier.gate=rules"] + (["--profile", profile] if profile else [])
-            print(f"[{name}] {' '.join(cmd)}", flush=True)
-            out.mkdir(parents=True, exist_ok=True)
-            with open(root / f"{name}.log", "w", encoding="utf-8") as log:
-                if subprocess.run(cmd, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT).returncode != 0:
-                    raise SystemExit(f"[{name}] local_evaluation failed; see {root / f'{name}.log'}")
+        if run_cell(name, suite, profile, out, overrides={"verifier.gate": "rules"}) is Outcome.FAILED:
+            raise SystemExit(f"[{name}] local_evaluation failed; see {root / f'{name}.log'}")
         runs.append(str(out))
     return runs
 
@@ -68,9 +66,9 @@ def fit_gate(runs: list[str], *, collect_dir: str | None = None, output: str | N
         runs = collect(Path(collect_dir), profile) + list(runs)
     if not runs:
         raise UsageError("no run dirs (give RUN_DIRs or --collect DIR)")
-    missing = [r for r in runs if not (Path(r) / PREDICTIONS_FILE).is_file()]
+    missing = [r for r in runs if not RunDir(r).has_predictions()]
     if missing:
-        raise UsageError(f"no {PREDICTIONS_FILE} in {missing}")
+        raise UsageError(f"no {RunDir.PREDICTIONS} in {missing}")
     rows = labelled_candidates(runs, load_config(profile).verifier)
     for run, n in Counter(r.run for r in rows).items():
         correct = sum(r.label for r in rows if r.run == run)

@@ -11,7 +11,9 @@ scored by information alignment instead of recall + rerank.
 
 An object's lexical score rewards covering several keywords, which is what list questions need ("which
 companies ... highest ... dividend yield": a table of stocks with a dividend-yield column matches all three).
-The scores per object, the keywords and their n-grams are kept in `last_alignment` for the trace.
+Each query's evidence carries its alignment in its provenance: `arm` (the keywords, their n-grams and each chosen
+object's scores: the trace shows it) and `scores` (every object's `ObjectScores` and the objects, which
+scripts/bench_retrievers.py sweeps the weight on).
 
 Failure and time policy are WebRetriever's: a query that fails alone gets [], the keyword and alignment calls
 get `arm.align_budget` of the deadline (keywords not aligned in time search by their own words), embedding
@@ -35,7 +37,7 @@ from models.web.arm.verification import make_verifier
 from models.web.chunker import Corpus
 from models.web.lexical import bm25_scores_many, normalise
 from models.web.reranker import make_reranker
-from models.web.retriever import WebRetriever, _timed, _with_score
+from models.web.retriever import BatchNotes, RetrievalStats, WebRetriever, _timed, _with_score
 
 
 @dataclass
@@ -86,9 +88,6 @@ class ArmRetriever(WebRetriever):
         structure = cfg.arm.structure
         self.sets = ObjectSetSelector(structure, make_verifier(structure, generator, prompts, cfg.arm.stem_chars)) \
             if structure.enabled else None
-        self.last_alignment: dict[str, dict] = {}  # query id -> ObjectScores.trace(its objects)
-        # query id -> (every object's scores, the objects): scripts/bench_retrievers.py sweeps the weight on these
-        self.last_scores: dict[str, tuple[ObjectScores, tuple[Chunk, ...]]] = {}
 
     @classmethod
     def from_config(cls, cfg, models_dir: str, embedder, generator=None, prompts=None) -> "ArmRetriever":
@@ -100,9 +99,10 @@ class ArmRetriever(WebRetriever):
             raise ValueError("web.retriever arm needs the LLM (the constrained rewrite)")
         return cls(cfg, embedder, make_reranker(cfg.reranker, models_dir, embedder), generator, prompts)
 
-    def _retrieve(self, queries: Sequence[Query], task: int, deadline: Deadline) -> list[list[Chunk]]:
-        stats = self.last_stats
-        corpora = self._corpora(queries, task, deadline)
+    def _retrieve(self, queries: Sequence[Query], task: int, deadline: Deadline, notes: BatchNotes
+                  ) -> list[list[Chunk]]:
+        stats = notes.stats
+        corpora = self._corpora(queries, task, deadline, notes)
         objects = [serialise_all(q, c.parents) for q, c in zip(queries, corpora)]
         with _timed(stats, "rerank_ms", self.clock):  # the alignment takes the reranker's place
             alignments = self._align(queries, objects, deadline)
@@ -110,9 +110,9 @@ class ArmRetriever(WebRetriever):
                        for a, texts, q in zip(alignments, objects, queries)]
         with _timed(stats, "embed_ms", self.clock):
             if self.arm.embed == "objects":  # each serialised object (title + content, ARM §3.1) embedded whole
-                cosine = [c.astype(np.float32) for c in self._cosines(queries, objects, deadline)]
+                cosine = [c.astype(np.float32) for c in self._cosines(queries, objects, deadline, stats)]
             else:
-                cosine = self._cosine(queries, corpora, alignments, deadline)
+                cosine = self._cosine(queries, corpora, alignments, deadline, stats)
         w = self.arm.lexical_weight
         all_scores = []
         for aligned, lex, cos in zip(alignments, lexical, cosine):
@@ -124,8 +124,7 @@ class ArmRetriever(WebRetriever):
                 self._choose_sets(queries, corpora, objects, all_scores, deadline)
         results = []
         for query, corpus, scores in zip(queries, corpora, all_scores):
-            self.last_alignment[query.interaction_id] = scores.trace(corpus.parents)
-            self.last_scores[query.interaction_id] = (scores, corpus.parents)
+            notes.of(query).update(arm=scores.trace(corpus.parents), scores=(scores, corpus.parents))
             results.append([_with_score(corpus.parents[i], scores.score[i]) for i in scores.chosen])
         return results
 
@@ -142,10 +141,6 @@ class ArmRetriever(WebRetriever):
         for scores, choice in zip(all_scores, choices):
             scores.chosen, scores.structure = choice.chosen, choice.trace
 
-    def retrieve(self, queries: Sequence[Query], task: int = 1, deadline: Deadline | None = None) -> list[list[Chunk]]:
-        self.last_alignment, self.last_scores = {}, {}
-        return super().retrieve(queries, task, deadline)
-
     def _align(self, queries: Sequence[Query], objects: list[list[str]], deadline: Deadline) -> list[list[Alignment]]:
         """Each query's keywords with their n-grams (unaligned when `arm.align` is off or time ran out)."""
         budget = deadline.share(self.arm.align_budget)
@@ -157,13 +152,13 @@ class ArmRetriever(WebRetriever):
                                   deadline=budget)
 
     def _cosine(self, queries: Sequence[Query], corpora: list[Corpus], alignments: list[list[Alignment]],
-                deadline: Deadline) -> list[np.ndarray]:
+                deadline: Deadline, stats: RetrievalStats) -> list[np.ndarray]:
         """Per query, each object's best child cosine to the question (0 for objects with no child embedded). The
         children embedded are the BM25 top `prefilter_k` for the question and its aligned n-grams."""
         chosen = [self._candidates(q, c, " ".join([q.text] + [a.query() for a in aligned]))
                   for q, c, aligned in zip(queries, corpora, alignments)]
         sims = self._cosines(queries, [[c.children[i] for i in picked] for c, picked in zip(corpora, chosen)],
-                             deadline)
+                             deadline, stats)
         cosine = [np.zeros(len(c.parents), dtype=np.float32) for c in corpora]
         for out, corpus, picked, sim in zip(cosine, corpora, chosen, sims):
             np.maximum.at(out, [corpus.parent_of[i] for i in picked], sim.astype(np.float32))

@@ -51,23 +51,24 @@ def make(hashing_embedder, cfg=CFG, generator=None):
 
 def test_objects_are_scored_by_alignment_and_cosine_and_traced(hashing_embedder):
     retriever = make(hashing_embedder)
-    chunks = retriever.retrieve([query()])[0]
+    [evidence] = retriever.retrieve([query()])
+    chunks = evidence.items
     assert len(chunks) == 2 and {c.source for c in chunks} == {"u1", "u3"}
     assert chunks[0].score >= chunks[1].score
-    trace = retriever.last_alignment["q1"]
+    trace = evidence.provenance["arm"]
     assert [k["keyword"] for k in trace["keywords"]] == ["retailers", "widest profit margin"]
     assert trace["keywords"][1]["ngrams"]  # aligned to an n-gram of the pages
     for obj in trace["objects"]:
         assert set(obj) == {"source", "lexical", "cosine", "score"}
         assert obj["score"] == pytest.approx(0.5 * obj["lexical"] + 0.5 * obj["cosine"], abs=1e-3)
-    scores, parents = retriever.last_scores["q1"]
+    scores, parents = evidence.provenance["scores"]
     assert len(scores.lexical) == len(scores.cosine) == len(parents)
+    assert not [name for name in vars(retriever) if name.startswith("last_")]  # nothing of the batch stays
 
 
 def test_the_weight_decides_between_lexical_and_cosine(hashing_embedder):
     lexical_only = make(hashing_embedder, replace(CFG, arm=replace(CFG.arm, lexical_weight=1.0, top_objects=3)))
-    lexical_only.retrieve([query()])
-    scores, _ = lexical_only.last_scores["q1"]
+    scores, _ = lexical_only.retrieve([query()])[0].provenance["scores"]
     assert np.allclose(scores.score, scores.lexical)
 
 
@@ -80,10 +81,10 @@ def test_titles_are_part_of_the_serialised_object():
 def test_unaligned_and_object_embedding_variants(hashing_embedder):
     gen = EchoGenerator()
     unaligned = make(hashing_embedder, replace(CFG, arm=replace(CFG.arm, align=False)), generator=gen)
-    unaligned.retrieve([query()])
-    assert gen.calls == 0 and all(not k["ngrams"] for k in unaligned.last_alignment["q1"]["keywords"])
+    [evidence] = unaligned.retrieve([query()])
+    assert gen.calls == 0 and all(not k["ngrams"] for k in evidence.provenance["arm"]["keywords"])
     objects = make(hashing_embedder, replace(CFG, arm=replace(CFG.arm, embed="objects")))
-    chunks = objects.retrieve([query()])[0]
+    chunks = objects.retrieve([query()])[0].items
     assert {c.source for c in chunks} == {"u1", "u3"}
     with pytest.raises(ValueError):
         make(hashing_embedder, replace(CFG, arm=replace(CFG.arm, embed="pixels")))
@@ -105,7 +106,7 @@ def test_a_failing_llm_or_bad_input_never_raises(hashing_embedder, caplog):
     retriever = make(hashing_embedder, generator=Broken())
     empty = Query("q2", "", "", ())
     out = retriever.retrieve([query(), empty])
-    assert len(out[0]) == 2 and out[1] == []
+    assert len(out[0].items) == 2 and out[1].items == ()
 
 
 def test_factory_builds_the_configured_retriever(hashing_embedder, tmp_path):
@@ -124,14 +125,13 @@ def test_factory_builds_the_configured_retriever(hashing_embedder, tmp_path):
 def test_the_web_source_traces_the_alignment(hashing_embedder):
     from types import SimpleNamespace
 
-    from models.evidence import Evidence
     from models.sources.web import WebSource
 
     retriever = make(hashing_embedder)
-    retriever.retrieve([query()])
+    [evidence] = retriever.retrieve([query()])
     source = WebSource(retriever, answer=None)
     state = SimpleNamespace(query=query(), trace={})
-    source.trace(state, Evidence("web", ()), run=SimpleNamespace(task=1))
+    source.trace(state, evidence, run=SimpleNamespace(task=1))
     assert state.trace["arm"]["keywords"][0]["keyword"] == "retailers"
 
 
@@ -140,8 +140,9 @@ def test_structure_alignment_chooses_the_set_and_traces_it(hashing_embedder):
 
     structure = StructureConfig(enabled=True, base_objects=2, expansion_steps=(0, 1), k=2)
     retriever = make(hashing_embedder, replace(CFG, arm=replace(CFG.arm, top_objects=2, structure=structure)))
-    chunks = retriever.retrieve([query()])[0]
-    assert len(chunks) == 2 and retriever.last_stats.structure_ms > 0
-    trace = retriever.last_alignment["q1"]["structure"]
-    assert len(trace["drafts"]) == 2 and trace["chosen"] == retriever.last_scores["q1"][0].chosen
-    assert [o["source"] for o in retriever.last_alignment["q1"]["objects"]] == [c.source for c in chunks]
+    [evidence] = retriever.retrieve([query()])
+    chunks, provenance = evidence.items, evidence.provenance
+    assert len(chunks) == 2 and provenance["stats"].structure_ms > 0
+    trace = provenance["arm"]["structure"]
+    assert len(trace["drafts"]) == 2 and trace["chosen"] == provenance["scores"][0].chosen
+    assert [o["source"] for o in provenance["arm"]["objects"]] == [c.source for c in chunks]
