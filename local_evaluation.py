@@ -203,7 +203,7 @@ def setup(args: argparse.Namespace, stack: contextlib.ExitStack):
     # With --ray the workers build the model; the driver only when the local judge needs its weights.
     needs_model = not args.ray or "local" in (args.judge, args.judge_fallback)
     model = CragModel(config) if needs_model else None
-    save_config(started_profile(model, config), out_dir / "config.yaml")
+    save_config(started_profile(model, config), RunDir(out_dir).config_path)
     judge = build_judge(args, model, config)
     trim = load_grader_trim(config.pipeline.grader_tokenizer or None)
     return config, model, judge, trim, out_dir
