@@ -61,10 +61,9 @@ def test_writers_write_only_declared_keys(path):
     """A key a stage adds to a question's trace is declared in models/trace.py first. Sub-traces a module keeps
     under a local name `trace` (a KG or SQL provenance) are the declared keys' contents, checked only where they
     are set on a question's trace."""
-    text = path.read_text(encoding="utf-8")
+    lines = path.read_text(encoding="utf-8").splitlines()
     keys = {(key, line) for key, line in trace_keys(path)
-            if "state.trace" in text.splitlines()[line - 1] or "trace={" in text.splitlines()[line - 1]
-            or "trace=" in text.splitlines()[line - 1]}
+            if "state.trace" in lines[line - 1] or "trace=" in lines[line - 1]}
     assert not {(key, line) for key, line in keys if key not in TRACE_KEYS}
 
 
