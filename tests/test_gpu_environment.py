@@ -42,7 +42,7 @@ def test_the_gpu_steps_run_in_the_cuda_environment_and_the_default_in_the_cpu_on
     assert ".venv-gpu/bin/python scripts/make_adapters.py --data D --base B" in dry_run(
         "adapters", "GPU=1", "DATA=D", "BASE=B")
     assert ".venv-gpu/bin/python scripts/gpu_smoke.py --no-vllm --tiny" in dry_run("gpu-smoke")
-    cpu = dry_run("setup")
+    cpu = dry_run("setup", "--always-make")  # what a set-up from scratch runs, whatever .venv's stamp says
     assert ".venv/bin/pip install -q -r requirements-cpu.txt" in cpu and installed_torch(cpu) == "torch==2.13.0+cpu"
     for name in ("requirements-gpu-train.txt", "requirements-cpu.txt", "scripts/make_adapters.py",
                  "scripts/gpu_smoke.py"):
@@ -70,7 +70,7 @@ def test_the_gpu_pins_are_the_cpu_environments_and_the_images():
             assert other.get(package, version) == version, f"{package}: {version} here, {other[package]} in {other_name}"
     assert gpu["bitsandbytes"] == image["bitsandbytes"] and gpu["peft"] == image["peft"]
     # the torch of both environments is the one vllm pins in the image (requirements.txt's header)
-    assert installed_torch(dry_run("setup", "GPU=1")) == f"torch=={cpu['torch']}"
+    assert installed_torch(dry_run("setup", "GPU=1", "--always-make")) == f"torch=={cpu['torch']}"
     assert f"torch=={cpu['torch']}" in (REPO / "requirements.txt").read_text(encoding="utf-8")
     # the CUDA 12 choice the Makefile names is the torch the fallback image's vllm pins
     (fallback,) = set(re.findall(r"torch \(?==(\d+\.\d+\.\d+)", (REPO / "requirements-cu12.txt").read_text()))
