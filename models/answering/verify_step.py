@@ -13,7 +13,7 @@ from models.answering.attempt import Attempt
 from models.llm.postprocess import is_idk
 from models.types import IDK, INVALID, Answer, Chunk
 from models.verify import Candidate, Stop, Verifier
-from models.verify.decision import render
+from models.verify.decision import Decision, render
 
 log = logging.getLogger(__name__)
 
@@ -34,28 +34,24 @@ class VerifyStep:
         source's: OmniRetrieval's selected context), and settles the queries they answer."""
         attempts = list(attempts)
         candidates = [candidate(a, pathway, source) for a in attempts]
+        failed = None  # the decision every answer gets when the verifier itself raised
         try:
             decisions = self.verifier.verify(candidates, deadline=deadline) if candidates else []
         except Exception as exc:  # noqa: BLE001 - a broken verifier costs its answers, not the batch
             log.exception("verifier failed for %d answers", len(candidates))
-            decisions = [None] * len(candidates)
-            failure = {"error": f"{type(exc).__name__}: {exc}"}
+            failed = Decision(IDK, False, Stop.VERIFIER_FAILED, details={"error": f"{type(exc).__name__}: {exc}"})
+            decisions = [failed] * len(candidates)
         if self.attribute_policy is not None:
             decisions = self.attribute_policy.apply([a.state for a in attempts], decisions)
         for attempt, decision in zip(attempts, decisions):
             state, raw = attempt.state, attempt.raw
             traced = {"pathway": pathway, "raw_output": raw or "", "candidate": attempt.answer,
                       "chunks": [chunk_trace(c) for c in attempt.chunks]}
-            if decision is None:
-                traced["verifier"] = {"accepted": False, "answer": IDK, "reason": render(Stop.VERIFIER_FAILED, failure),
-                                      "stop": Stop.VERIFIER_FAILED.value}
-                answer_text, accepted = IDK, False
-            else:
-                traced["verifier"] = decision.as_trace()
-                answer_text, accepted = decision.answer, decision.accepted
-                if not (raw or "").strip():  # say why there is nothing, not "the model abstained"
-                    stop = Stop.NO_CONTEXT if raw is None else Stop.NO_OUTPUT
-                    traced["verifier"].update(reason=render(stop, {"error": attempt.error}), stop=stop.value)
+            traced["verifier"] = decision.as_trace()
+            answer_text, accepted = decision.answer, decision.accepted
+            if decision is not failed and not (raw or "").strip():
+                stop = Stop.NO_CONTEXT if raw is None else Stop.NO_OUTPUT  # why there is nothing, not "abstained"
+                traced["verifier"].update(reason=render(stop, {"error": attempt.error}), stop=stop.value)
             state.trace["attempts"].append(traced)
             state.reason, state.stop = traced["verifier"]["reason"], traced["verifier"]["stop"]
             if (accepted and not is_idk(answer_text) and answer_text != INVALID) or final:

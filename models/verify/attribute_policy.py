@@ -49,7 +49,7 @@ class AttributePolicy:
         "i don't know" (idk) or must also pass the stricter check (verify)."""
         out = []
         for state, decision in zip(states, decisions):
-            if state.attribute is None or decision is None or not decision.accepted or is_idk(decision.answer):
+            if state.attribute is None or not decision.accepted or is_idk(decision.answer):
                 out.append(decision)
                 continue
             action = self.predictor.action(state.attribute, has_kg_evidence=bool(state.evidence_of("kg").texts))
