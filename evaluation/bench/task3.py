@@ -36,6 +36,16 @@ def task3_examples(examples: list[dict], pages_per_question: int = 50, seed: int
     return out
 
 
+def write_task3_data(data: str, out: str, limit: int | None = None) -> int:
+    """Writes `task3_examples` of `data` (the first `limit`) as a jsonl file `local_evaluation.py --data` reads."""
+    examples = task3_examples(list(load_examples(data)))[:limit]
+    with open(out, "w", encoding="utf-8") as f:
+        for example in examples:
+            f.write(json.dumps(example) + "\n")
+    print(f"{out}: {len(examples)} questions x {len(examples[0]['search_results'])} pages")
+    return 0
+
+
 def html_megabytes(example: dict) -> float:
     return sum(len(p.get("page_result") or "") for p in example["search_results"]) / 1e6
 

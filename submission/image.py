@@ -1,0 +1,394 @@
+"""Builds the submission's Docker images and runs them as the grader would, on a machine without an image registry.
+
+Standard library only, so that a fresh clone can build before any virtualenv exists (`make image`). The steps:
+- `ensure_tools`: the docker CLI, `dockerd` and `debootstrap`; installed from Debian's archive (`docker.io`,
+  `debootstrap`) when missing and we are root, else an error that says how to get them.
+- `Daemon`: uses a Docker daemon that answers on its socket; otherwise starts `dockerd` as root on its own socket
+  and data folder (`state_dir`), and stops it by its process id afterwards. `--bridge=none`: builds use the host's
+  network (`--network host`) and containers run with `--network none`, so no bridge is needed.
+- `ensure_base`: the base image (`debian:bookworm`) is pulled if a registry answers, else made from Debian's archive
+  with `debootstrap --variant=minbase` (the official `debian` images are built from the same archive) and imported
+  under the base's name.
+- `PipSources`: where pip inside the build finds packages. By default what the host's pip is configured with
+  (`pip config list`: index, extra indexes, wheel folders, CA bundle), the recipe for corporate proxies and mirrors.
+  Local folders are served read-only on the host's loopback for the length of the build (`LoopbackFiles`), reached
+  by the build's `--network host`; the CA bundle is served the same way, so nothing is copied into the repository.
+- `run_container`: `docker run --cpus 2 --memory 8g --memory-swap 8g --network none`, the repository where the grader
+  puts it (/home/aicrowd), the run's output in a mounted folder; the container's peak memory and OOM kills read from
+  its own cgroup before it exits (`CgroupMemory`), so a run that hits the cap fails loudly.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+STATE_DIR = Path(os.environ.get("CRAG_IMAGE_STATE", Path.home() / ".cache" / "crag-image"))
+BASE_IMAGE = "debian:bookworm"  # submission/Dockerfile.cpu's ARG BASE
+DEBIAN_MIRROR = "http://deb.debian.org/debian"
+CPU_TAG = "crag-submission-cpu"
+TORCH_INDEX = "https://download.pytorch.org/whl/cpu"  # submission/Dockerfile.cpu's ARG TORCH_INDEX
+# The grader's CPU mode (the starter kit's docs/hardware-and-system-config.md): 4 vCPUs = 2 physical cores, 8 GB.
+GRADER_CPUS = "2"
+GRADER_MEMORY = "8g"
+IN_IMAGE_REPO = "/home/aicrowd"  # where the grader's image holds the repository (the Dockerfiles' WORKDIR)
+CONTAINER_OUT = "/out"  # the mounted folder a run writes to
+
+
+class ImageError(Exception):
+    """Something to fix before an image can be built or run; the message says what and how."""
+
+
+# ------------------------------------------------------------------------------------------ tools
+APT_PACKAGES = {"dockerd": "docker.io", "docker": "docker.io", "debootstrap": "debootstrap"}
+
+
+def missing_tools(needed: tuple[str, ...] = ("docker", "dockerd", "debootstrap")) -> list[str]:
+    """The commands of `needed` that are not on PATH (nor in /usr/sbin, where Debian puts dockerd)."""
+    path = os.environ.get("PATH", "") + os.pathsep + "/usr/sbin:/sbin"
+    return [tool for tool in needed if shutil.which(tool, path=path) is None]
+
+
+def ensure_tools(needed: tuple[str, ...] = ("docker", "dockerd", "debootstrap"), install: bool = True) -> None:
+    """Installs Debian's packages for the missing commands when we are root; otherwise says how to get them."""
+    missing = missing_tools(needed)
+    if not missing:
+        return
+    packages = sorted({APT_PACKAGES[tool] for tool in missing})
+    how = f"apt-get install {' '.join(packages)} (as root; Debian/Ubuntu package names)"
+    if not install or os.geteuid() != 0 or shutil.which("apt-get") is None:
+        raise ImageError(f"{', '.join(missing)} not found: install {how}")
+    print(f"installing {' '.join(packages)} from the system's package archive", flush=True)
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    for command in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", *packages]):
+        if subprocess.run(command, env=env).returncode != 0:
+            raise ImageError(f"`{' '.join(command)}` failed: install {how} by hand")
+    still = missing_tools(needed)
+    if still:
+        raise ImageError(f"{', '.join(still)} still not found after installing {' '.join(packages)}")
+
+
+# ------------------------------------------------------------------------------------------ daemon
+@dataclass
+class Daemon:
+    """A Docker daemon to talk to: the one answering on `host`, or one started here (stopped on exit).
+
+    `host` None: $DOCKER_HOST if set, else our own socket under `state_dir` (a daemon of ours left from an earlier
+    call is reused). The data folder is `state_dir/data`, so images survive between calls.
+    """
+    state_dir: Path = STATE_DIR
+    host: str | None = None
+    started_pid: int | None = field(default=None, init=False)
+
+    def __post_init__(self):
+        self.host = self.host or os.environ.get("DOCKER_HOST") or f"unix://{self.state_dir / 'docker.sock'}"
+
+    def env(self) -> dict[str, str]:
+        return dict(os.environ, DOCKER_HOST=self.host, DOCKER_BUILDKIT="0")
+
+    def answers(self) -> bool:
+        run = subprocess.run(["docker", "version", "--format", "{{.Server.Version}}"], env=self.env(),
+                             capture_output=True, text=True, timeout=30)
+        return run.returncode == 0
+
+    def __enter__(self) -> Daemon:
+        if self.answers():
+            return self
+        if not self.host.startswith(f"unix://{self.state_dir}"):
+            raise ImageError(f"no Docker daemon answers at {self.host}: start it, or unset DOCKER_HOST to let "
+                             "this start one of its own")
+        if os.geteuid() != 0:
+            raise ImageError("no Docker daemon answers and only root can start one: run as root, or start dockerd "
+                             "(apt-get install docker.io) and set DOCKER_HOST to its socket")
+        ensure_tools(("docker", "dockerd"))
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        log = open(self.state_dir / "dockerd.log", "ab")
+        # exec-root holds unix sockets (path length limit 108): a short folder under /run.
+        exec_root = Path("/run") / f"crag-docker-{abs(hash(str(self.state_dir))) % 10**8}"
+        command = ["dockerd", "--bridge=none", "--host", self.host, "--data-root", str(self.state_dir / "data"),
+                   "--exec-root", str(exec_root), "--pidfile", str(self.state_dir / "dockerd.pid")]
+        process = subprocess.Popen(command, stdout=log, stderr=log, start_new_session=True)
+        self.started_pid = process.pid
+        deadline = time.monotonic() + 60
+        while not self.answers():
+            if process.poll() is not None or time.monotonic() > deadline:
+                self._stop()
+                tail = (self.state_dir / "dockerd.log").read_text(errors="replace").splitlines()[-5:]
+                raise ImageError("dockerd did not start: " + " | ".join(tail))
+            time.sleep(0.5)
+        print(f"started dockerd (pid {self.started_pid}) on {self.host}", flush=True)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop()
+
+    def _stop(self) -> None:
+        if self.started_pid is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.started_pid, 15)
+            for _ in range(120):
+                if subprocess.run(["kill", "-0", str(self.started_pid)], capture_output=True).returncode != 0:
+                    break
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(self.started_pid, os.WNOHANG)
+                time.sleep(0.25)
+        print(f"stopped dockerd (pid {self.started_pid})", flush=True)
+        self.started_pid = None
+
+    def docker(self, *args: str, check: bool = True, capture: bool = False, **kwargs) -> subprocess.CompletedProcess:
+        run = subprocess.run(["docker", *args], env=self.env(), text=True, capture_output=capture, **kwargs)
+        if check and run.returncode != 0:
+            raise ImageError(f"docker {args[0]} failed (exit {run.returncode})"
+                             + (f": {run.stderr.strip()[-800:]}" if capture else ""))
+        return run
+
+    def has_image(self, tag: str) -> bool:
+        return self.docker("image", "inspect", tag, check=False, capture=True).returncode == 0
+
+
+# ------------------------------------------------------------------------------------------ base image
+def ensure_base(daemon: Daemon, tag: str = BASE_IMAGE, mirror: str = DEBIAN_MIRROR, suite: str = "bookworm",
+                pull: bool = True) -> str:
+    """`tag` present in the daemon: already there, pulled, or debootstrapped from `mirror` and imported."""
+    if daemon.has_image(tag):
+        return "present"
+    if pull and daemon.docker("pull", "-q", tag, check=False, capture=True, timeout=120).returncode == 0:
+        return "pulled"
+    ensure_tools(("debootstrap",))
+    if os.geteuid() != 0:
+        raise ImageError(f"{tag} cannot be pulled and debootstrap needs root: run as root, or load the image "
+                         f"yourself (docker load / docker import) under the name {tag}")
+    host = urllib.parse.urlsplit(mirror).hostname or mirror
+    with tempfile.TemporaryDirectory(prefix="crag-rootfs-") as root:
+        started = time.monotonic()
+        run = subprocess.run(["debootstrap", "--variant=minbase", suite, root, mirror], capture_output=True, text=True)
+        if run.returncode != 0:
+            tail = (run.stdout + run.stderr).strip().splitlines()[-3:]
+            raise ImageError(f"debootstrap of {suite} from {mirror} failed ({' | '.join(tail)}): check that {host} "
+                             "is reachable, or name a reachable Debian mirror with --debian-mirror URL")
+        tar = subprocess.Popen(["tar", "-C", root, "-c", "."], stdout=subprocess.PIPE)
+        daemon.docker("import", "-", tag, stdin=tar.stdout, capture=True)
+        tar.wait()
+    print(f"{tag}: made from {mirror} by debootstrap --variant=minbase {suite} in "
+          f"{time.monotonic() - started:.0f} s", flush=True)
+    return "debootstrapped"
+
+
+# ------------------------------------------------------------------------------------------ pip sources
+@dataclass(frozen=True)
+class PipSources:
+    """Where pip finds packages: an index, extra indexes and wheel folders (URLs or local folders), a CA bundle."""
+    index_url: str | None = None
+    extra_index_urls: tuple[str, ...] = ()
+    find_links: tuple[str, ...] = ()
+    ca_bundle: str | None = None
+
+    @classmethod
+    def from_pip_config(cls, python: str = sys.executable) -> PipSources:
+        """What the host's pip is configured with (`pip config list`, its files and PIP_* variables)."""
+        run = subprocess.run([python, "-m", "pip", "config", "list"], capture_output=True, text=True)
+        values: dict[str, str] = {}
+        for line in run.stdout.splitlines():
+            key, _, value = line.partition("=")
+            values[key.split(".")[-1]] = value.strip().strip("'\"")  # env overrides files: they come last
+        split = lambda key: tuple(values.get(key, "").split())  # noqa: E731
+        return cls(values.get("index-url"), split("extra-index-url"), split("find-links"), values.get("cert"))
+
+    def merged(self, other: PipSources) -> PipSources:
+        """`other`'s values where it has them, else ours (command-line options over pip's configuration)."""
+        return PipSources(other.index_url or self.index_url, other.extra_index_urls or self.extra_index_urls,
+                          other.find_links or self.find_links, other.ca_bundle or self.ca_bundle)
+
+
+def _local_path(location: str) -> Path | None:
+    """The folder a pip location names on this machine (a path or file:// URL), else None (a remote URL)."""
+    if location.startswith("file://"):
+        return Path(urllib.parse.unquote(urllib.parse.urlsplit(location).path))
+    if "://" in location:
+        return None
+    return Path(location)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:  # pip's requests would flood the build log
+        pass
+
+
+class LoopbackFiles:
+    """Serves chosen local folders and files read-only over HTTP on 127.0.0.1 (a free port) while open.
+
+    Each served thing is a symlink in a temporary folder; `url(path)` is its address. A local index's pages link to
+    their files by relative URLs that may leave the index folder (`../../files/x.whl`), so an index is served with
+    its parent folder (`index_url`).
+    """
+
+    def __init__(self):
+        self._root = Path(tempfile.mkdtemp(prefix="crag-loopback-"))
+        self._count = 0
+        handler = functools.partial(_QuietHandler, directory=str(self._root))
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.port = self._server.server_address[1]
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def url(self, path: Path) -> str:
+        if not path.exists():
+            raise ImageError(f"{path} does not exist (a pip source or CA bundle named for the build)")
+        name = f"s{self._count}{'' if path.is_dir() else '-' + path.name}"
+        self._count += 1
+        (self._root / name).symlink_to(path.resolve())
+        return f"http://127.0.0.1:{self.port}/{name}" + ("/" if path.is_dir() else "")
+
+    def index_url(self, index: Path) -> str:
+        return self.url(index.parent) + index.name + "/"
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        shutil.rmtree(self._root, ignore_errors=True)
+
+    def __enter__(self) -> LoopbackFiles:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def pip_build_args(sources: PipSources, files: LoopbackFiles) -> dict[str, str]:
+    """The Dockerfiles' PIP_* build arguments for `sources`, local folders and the CA bundle served by `files`."""
+    def index(location: str) -> str:
+        local = _local_path(location)
+        return files.index_url(local) if local else location
+
+    def links(location: str) -> str:
+        local = _local_path(location)
+        return files.url(local) if local else location
+
+    args = {"PIP_EXTRA_INDEX_URL": " ".join(index(u) for u in sources.extra_index_urls),
+            "PIP_FIND_LINKS": " ".join(links(u) for u in sources.find_links),
+            "PIP_TRUSTED_HOST": "127.0.0.1"}
+    if sources.index_url:
+        args["PIP_INDEX_URL"] = index(sources.index_url)
+    if sources.ca_bundle:
+        args["PIP_CA_URL"] = files.url(Path(sources.ca_bundle))
+    return args
+
+
+def unreachable_hosts(sources: PipSources, timeout: float = 10.0) -> list[str]:
+    """The remote hosts of `sources` (and PyPI when no index is named) that do not accept a TCP connection."""
+    urls = [sources.index_url or "https://pypi.org/simple", *sources.extra_index_urls, *sources.find_links]
+    hosts = {}
+    for url in urls:
+        if _local_path(url) is None:
+            parts = urllib.parse.urlsplit(url)
+            hosts[parts.hostname] = parts.port or (443 if parts.scheme == "https" else 80)
+    bad = []
+    for host, port in hosts.items():
+        try:
+            socket.create_connection((host, port), timeout=timeout).close()
+        except OSError as exc:
+            bad.append(f"{host}:{port} ({exc})")
+    return bad
+
+
+# ------------------------------------------------------------------------------------------ build
+def build_image(daemon: Daemon, dockerfile: Path, tag: str, sources: PipSources, build_args: dict[str, str],
+                context: Path = REPO_ROOT) -> float:
+    """`docker build --network host` of `dockerfile` with pip pointed at `sources`; returns the seconds it took.
+
+    Raises:
+        ImageError: a package host is unreachable (named, with the fix), or the build failed.
+    """
+    bad = unreachable_hosts(sources)
+    if bad:
+        raise ImageError(f"the build cannot reach {', '.join(bad)}: check the network or proxy, or name a "
+                         "reachable mirror (--index-url URL, --find-links DIR, --extra-index-url URL, --ca-bundle "
+                         "FILE; by default pip's own configuration, `pip config list`)")
+    started = time.monotonic()
+    with LoopbackFiles() as files:
+        args = {**pip_build_args(sources, files), **build_args}
+        command = ["build", "--network", "host", "-f", str(dockerfile), "-t", tag,
+                   *[a for key, value in args.items() for a in ("--build-arg", f"{key}={value}")], str(context)]
+        run = daemon.docker(*command, check=False)
+    if run.returncode != 0:
+        raise ImageError(f"docker build of {tag} failed (exit {run.returncode}); the step that failed is printed "
+                         "above. A pip 'Could not find a version' or a TLS error there means the index or CA "
+                         "bundle: see --index-url, --find-links, --ca-bundle")
+    seconds = time.monotonic() - started
+    print(f"{tag}: built in {seconds:.0f} s", flush=True)
+    return seconds
+
+
+# ------------------------------------------------------------------------------------------ run
+# Read from the container's own cgroup (v2: memory.peak and memory.events; v1: memory.max_usage_in_bytes and
+# memory.oom_control) after the command, written as JSON beside the run's output.
+CGROUP_PROBE = r"""
+cg=/sys/fs/cgroup; peak=""; ooms=""
+if [ -f $cg/memory.peak ]; then peak=$(cat $cg/memory.peak); ooms=$(awk '$1=="oom_kill"{print $2}' $cg/memory.events)
+elif [ -f $cg/memory/memory.max_usage_in_bytes ]; then peak=$(cat $cg/memory/memory.max_usage_in_bytes)
+  ooms=$(awk '$1=="oom_kill"{print $2}' $cg/memory/memory.oom_control); fi
+printf '{"exit": %s, "peak_bytes": %s, "oom_kills": %s, "seconds": %s}\n' "$rc" "${peak:-null}" "${ooms:-null}" \
+  "$(( $(date +%s) - started ))" > OUT/container.json
+"""
+
+
+@dataclass(frozen=True)
+class ContainerRun:
+    exit_code: int
+    peak_bytes: int | None
+    oom_kills: int | None
+    seconds: float
+    oom_killed: bool  # docker's own record: the container's first process was killed for memory
+
+    @property
+    def failed_for_memory(self) -> bool:
+        return self.oom_killed or bool(self.oom_kills)
+
+    def summary(self, memory: str) -> str:
+        peak = f"{self.peak_bytes / 2**30:.2f} GiB" if self.peak_bytes else "unknown"
+        line = f"container: exit {self.exit_code}, {self.seconds:.0f} s, peak memory {peak} (cgroup) of {memory}"
+        if self.failed_for_memory:
+            line += (f"; OUT OF MEMORY: the container hit its {memory} cap ({self.oom_kills or 0} process(es) "
+                     "killed by the kernel's OOM killer): the run is incomplete")
+        return line
+
+
+def run_container(daemon: Daemon, tag: str, command: list[str], out_dir: Path, cpus: str = GRADER_CPUS,
+                  memory: str = GRADER_MEMORY, mounts: dict[Path, str] | None = None,
+                  env: dict[str, str] | None = None) -> ContainerRun:
+    """Runs `command` in `tag` under the grader's limits (`--network none`), `out_dir` mounted at /out."""
+    out_dir = Path(out_dir).resolve()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    os.chmod(out_dir, 0o777)  # the image's user (uid 1001) writes there
+    (out_dir / "container.json").unlink(missing_ok=True)
+    script = ("started=$(date +%s); \"$@\"; rc=$?\n" + CGROUP_PROBE.replace("OUT", CONTAINER_OUT) + "exit $rc\n")
+    volumes = [f"{out_dir}:{CONTAINER_OUT}"] + [f"{Path(host).resolve()}:{inside}:ro"
+                                                for host, inside in (mounts or {}).items()]
+    name = f"crag-run-{os.getpid()}-{int(time.time())}"
+    args = ["run", "--name", name, "--network", "none", "--cpus", cpus, "--memory", memory, "--memory-swap", memory,
+            *[a for v in volumes for a in ("-v", v)], *[a for k, v in (env or {}).items() for a in ("-e", f"{k}={v}")],
+            tag, "bash", "-c", script, "run", *command]
+    started = time.monotonic()
+    try:
+        daemon.docker(*args, check=False)
+        state = json.loads(daemon.docker("inspect", "--format", "{{json .State}}", name, capture=True).stdout)
+    finally:
+        daemon.docker("rm", "-f", name, check=False, capture=True)
+    seconds = time.monotonic() - started
+    probe = out_dir / "container.json"
+    measured = json.loads(probe.read_text()) if probe.exists() else {}
+    return ContainerRun(exit_code=measured.get("exit", state.get("ExitCode", -1)), peak_bytes=measured.get("peak_bytes"),
+                        oom_kills=measured.get("oom_kills"), seconds=seconds, oom_killed=bool(state.get("OOMKilled")))
