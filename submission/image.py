@@ -4,7 +4,7 @@ Standard library only, so that a fresh clone can build before any virtualenv exi
 - `ensure_tools`: the docker CLI, `dockerd` and `debootstrap`; installed from Debian's archive (`docker.io`,
   `debootstrap`) when missing and we are root, else an error that says how to get them.
 - `Daemon`: uses a Docker daemon that answers on its socket; otherwise starts `dockerd` as root on its own socket
-  and data folder (`state_dir`), and stops it by its process id afterwards. `--bridge=none`: builds use the host's
+  and data folder (`state_dir`), and stops it by its process id afterwards (the last of the calls sharing it does). `--bridge=none`: builds use the host's
   network (`--network host`) and containers run with `--network none`, so no bridge is needed.
 - `ensure_base`: the base image (`debian:bookworm`) is pulled if a registry answers, else made from Debian's archive
   with `debootstrap --variant=minbase` (the official `debian` images are built from the same archive) and imported
@@ -20,6 +20,7 @@ Standard library only, so that a fresh clone can build before any virtualenv exi
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import http.server
 import json
@@ -41,7 +42,7 @@ BASE_IMAGE = "debian:bookworm"  # submission/Dockerfile.cpu's ARG BASE
 DEBIAN_MIRROR = "http://deb.debian.org/debian"
 CPU_TAG = "crag-submission-cpu"
 TORCH_INDEX = "https://download.pytorch.org/whl/cpu"  # submission/Dockerfile.cpu's ARG TORCH_INDEX
-# The grader's CPU mode (the starter kit's docs/hardware-and-system-config.md): 4 vCPUs = 2 physical cores, 8 GB.
+# The grader's CPU mode (the starter kit's hardware-and-system-config page): 4 vCPUs = 2 physical cores, 8 GB.
 GRADER_CPUS = "2"
 GRADER_MEMORY = "8g"
 IN_IMAGE_REPO = "/home/aicrowd"  # where the grader's image holds the repository (the Dockerfiles' WORKDIR)
@@ -84,17 +85,24 @@ def ensure_tools(needed: tuple[str, ...] = ("docker", "dockerd", "debootstrap"),
 # ------------------------------------------------------------------------------------------ daemon
 @dataclass
 class Daemon:
-    """A Docker daemon to talk to: the one answering on `host`, or one started here (stopped on exit).
+    """A Docker daemon to talk to: the one answering on `host`, or one started here.
 
-    `host` None: $DOCKER_HOST if set, else our own socket under `state_dir` (a daemon of ours left from an earlier
-    call is reused). The data folder is `state_dir/data`, so images survive between calls.
+    `host` None: $DOCKER_HOST if set, else our own socket under `state_dir`. The data folder is `state_dir/data`, so
+    images survive between calls. Several calls may share our daemon (a build beside a run): each holds a shared
+    lock on `state_dir/users.lock` while it works, and whichever leaves last stops the daemon by the process id in
+    its pidfile. A daemon we did not start is never stopped.
     """
     state_dir: Path = STATE_DIR
     host: str | None = None
     started_pid: int | None = field(default=None, init=False)
+    _users: object = field(default=None, init=False, repr=False)
 
     def __post_init__(self):
         self.host = self.host or os.environ.get("DOCKER_HOST") or f"unix://{self.state_dir / 'docker.sock'}"
+
+    @property
+    def ours(self) -> bool:
+        return self.host == f"unix://{self.state_dir / 'docker.sock'}"
 
     def env(self) -> dict[str, str]:
         return dict(os.environ, DOCKER_HOST=self.host, DOCKER_BUILDKIT="0")
@@ -105,9 +113,13 @@ class Daemon:
         return run.returncode == 0
 
     def __enter__(self) -> Daemon:
+        if self.ours:
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+            self._users = open(self.state_dir / "users.lock", "w")
+            fcntl.flock(self._users, fcntl.LOCK_SH)
         if self.answers():
             return self
-        if not self.host.startswith(f"unix://{self.state_dir}"):
+        if not self.ours:
             raise ImageError(f"no Docker daemon answers at {self.host}: start it, or unset DOCKER_HOST to let "
                              "this start one of its own")
         if os.geteuid() != 0:
@@ -133,10 +145,30 @@ class Daemon:
         return self
 
     def __exit__(self, *exc) -> None:
+        if self._users is None:
+            return
+        fcntl.flock(self._users, fcntl.LOCK_UN)
+        try:
+            fcntl.flock(self._users, fcntl.LOCK_EX | fcntl.LOCK_NB)  # fails while another call still uses it
+        except BlockingIOError:
+            return
+        finally:
+            self._users.close()
+        pidfile = self.state_dir / "dockerd.pid"
+        if self.started_pid is None and pidfile.is_file():
+            self.started_pid = int(pidfile.read_text().strip() or 0) or None
         self._stop()
 
     def _stop(self) -> None:
         if self.started_pid is None:
+            return
+        try:  # a stale pidfile's number may now be another process: only our own dockerd is stopped
+            cmdline = Path(f"/proc/{self.started_pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            cmdline = []
+        is_ours = bool(cmdline) and Path(cmdline[0].decode()).name == "dockerd" and self.host.encode() in cmdline
+        if not is_ours:
+            self.started_pid = None
             return
         with contextlib.suppress(ProcessLookupError):
             os.kill(self.started_pid, 15)

@@ -79,7 +79,7 @@ class Variant:
 
 VARIANTS = {
     "gpu": Variant("gpu", "Dockerfile", "aicrowd.task{task}.json", True),
-    # The grader's CPU mode (the starter kit's docs/hardware-and-system-config.md): 4 vCPUs = 2 cores, 8 GB.
+    # The grader's CPU mode (the starter kit's hardware-and-system-config page): 4 vCPUs = 2 cores, 8 GB.
     "cpu": Variant("cpu", "submission/Dockerfile.cpu", "aicrowd.cpu.task{task}.json", False,
                    memory_bytes=8 * 10**9, cores=2),
 }
@@ -382,8 +382,6 @@ def run_preflight(checks: list[str], task: int = 3, profile: str | None = None, 
     chosen = VARIANTS[variant] if variant else submitted_variant()
     cpu_image = None if chosen.gpu else dockerfile_env(REPO_ROOT / chosen.dockerfile).get(IMAGE_PROFILE_ENV)
     profile = profile or cpu_image or image_profile() or DEFAULT_PROFILE
-    print(f"variant: {chosen.name} submission (aicrowd.json 'gpu': {chosen.gpu}; the image of {chosen.dockerfile})",
-          flush=True)
     results, weights = [], []
     for name in checks:
         try:
