@@ -79,6 +79,20 @@ RUN printf '#include <Python.h>\n#include <stdlib.h>\nint probe(void) { return P
         /tmp/triton_probe.c -o /tmp/triton_probe.so \
     && rm /tmp/triton_probe.c /tmp/triton_probe.so
 
+# Where pip finds packages: PyPI by default, what the grader reaches. Behind a proxy or with a mirror,
+# `scripts/image.py build --variant gpu` passes the machine's own (as for submission/Dockerfile.cpu): PIP_* (pip
+# reads them from the environment) and PIP_CA_URL, the CA bundle TLS is verified against, fetched once into the
+# user's pip configuration.
+ARG PIP_INDEX_URL=https://pypi.org/simple
+ARG PIP_EXTRA_INDEX_URL=
+ARG PIP_FIND_LINKS=
+ARG PIP_TRUSTED_HOST=
+ARG PIP_CA_URL=
+RUN if [ -n "${PIP_CA_URL}" ]; then mkdir -p ${HOME_DIR}/.config/pip \
+        && python -c 'import sys, urllib.request; open(sys.argv[2], "wb").write(urllib.request.urlopen(sys.argv[1]).read())' \
+            "${PIP_CA_URL}" ${HOME_DIR}/.config/pip/ca.crt \
+        && printf '[global]\ncert = %s\n' ${HOME_DIR}/.config/pip/ca.crt > ${HOME_DIR}/.config/pip/pip.conf; fi
+
 # requirements.txt (CUDA 13), or requirements-cu12.txt with the CUDA 12 base (see the top of this file).
 ARG REQUIREMENTS=requirements.txt
 COPY --chown=1001:1001 ${REQUIREMENTS} ${HOME_DIR}/${REQUIREMENTS}

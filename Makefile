@@ -128,10 +128,12 @@ gate: setup
 # bundled sample in it as the grader would (--cpus 2 --memory 8g --network none), into outputs/image-cpu.
 # IMAGE_ARGS: build options, e.g. --vllm, or behind a proxy or mirror --ca-bundle FILE --find-links DIR
 # --index-url URL --extra-index-url URL --debian-mirror URL (default: the host pip's own configuration).
+# IMAGE_RUN_ARGS: the run's, e.g. IMAGE_RUN_ARGS="-- --set pipeline.batch_size=8" (after --: local_evaluation.py's).
 IMAGE_ARGS ?=
+IMAGE_RUN_ARGS ?=
 image:
 	$(PYTHON) -m scripts.image build $(IMAGE_ARGS)
-	$(PYTHON) -m scripts.image run
+	$(PYTHON) -m scripts.image run $(IMAGE_RUN_ARGS)
 
 # Slow (the real `pip install -r requirements.txt`: several GB of CUDA wheels): the GPU image's Dockerfile on a
 # stand-in base, every step but the CUDA base, then its documented in-image commands.

@@ -19,6 +19,7 @@ does, is submission/image.py. Exit status 0 done, 1 the build or run failed (an 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -105,6 +106,11 @@ def run(args: argparse.Namespace, daemon: Daemon) -> int:
     print(f"{args.tag}: {' '.join(command)} (--cpus {args.cpus} --memory {args.memory} --network none)", flush=True)
     result = run_container(daemon, args.tag, command, args.output_dir, args.cpus, args.memory, mounts)
     print(result.summary(args.memory), flush=True)
+    summary = args.output_dir / "run" / "summary.json"
+    if summary.is_file():  # local_evaluation.py's own per-question latencies (batch time / batch size)
+        latency = json.loads(summary.read_text())["latency"]
+        print(f"latency: median {latency['median_s']:.1f} s per question, max {latency['max_s']:.1f} s, "
+              f"{latency['n_over_budget']} of {latency['n']} over the 30 s budget", flush=True)
     print(f"predictions: {args.output_dir / 'run' / 'predictions.jsonl'}", flush=True)
     return 1 if result.exit_code != 0 or result.failed_for_memory else 0
 
