@@ -263,16 +263,23 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 class LoopbackFiles:
     """Serves chosen local folders and files read-only over HTTP on 127.0.0.1 (a free port) while open.
 
-    Each served thing is a symlink in a temporary folder; `url(path)` is its address. A local index's pages link to
+    Each served thing is a symlink in a temporary folder; `url(path)` is its address, the same for the same calls. A local index's pages link to
     their files by relative URLs that may leave the index folder (`../../files/x.whl`), so an index is served with
     its parent folder (`index_url`).
     """
+
+    # The addresses become build arguments, and Docker's layer cache keys on them: the same port every time (when
+    # free) lets a rebuild reuse its pip layers.
+    PORT = 8731
 
     def __init__(self):
         self._root = Path(tempfile.mkdtemp(prefix="crag-loopback-"))
         self._count = 0
         handler = functools.partial(_QuietHandler, directory=str(self._root))
-        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        try:
+            self._server = http.server.ThreadingHTTPServer(("127.0.0.1", self.PORT), handler)
+        except OSError:  # taken (another build): any free port, at the cost of the cache
+            self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.port = self._server.server_address[1]
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
 
