@@ -3,7 +3,7 @@
     python3 -m scripts.image build                  # the CPU image (submission/Dockerfile.cpu), tag crag-submission-cpu
     python3 -m scripts.image build --vllm           # ... with vLLM's CPU build (the cpu-vllm profile)
     python3 -m scripts.image build --variant gpu    # the root Dockerfile on a stand-in base (no CUDA here)
-    python3 -m scripts.image run                    # the bundled sample in the CPU image: --cpus 2 --memory 8g --network none
+    python3 -m scripts.image run                    # the bundled sample in the CPU image (the grader's limits)
     python3 -m scripts.image run --data FILE --task 2 -- --set pipeline.batch_size=8   # after --: local_evaluation.py's
     python3 -m scripts.image exec -- python scripts/preflight.py --help   # any command in the image (--network none)
 

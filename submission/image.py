@@ -4,8 +4,9 @@ Standard library only, so that a fresh clone can build before any virtualenv exi
 - `ensure_tools`: the docker CLI, `dockerd` and `debootstrap`; installed from Debian's archive (`docker.io`,
   `debootstrap`) when missing and we are root, else an error that says how to get them.
 - `Daemon`: uses a Docker daemon that answers on its socket; otherwise starts `dockerd` as root on its own socket
-  and data folder (`state_dir`), and stops it by its process id afterwards (the last of the calls sharing it does). `--bridge=none`: builds use the host's
-  network (`--network host`) and containers run with `--network none`, so no bridge is needed.
+  and data folder (`state_dir`), and stops it by its process id afterwards (the last of the calls sharing it does).
+  `--bridge=none`: builds use the host's network (`--network host`) and containers run with `--network none`, so
+  no bridge is needed.
 - `ensure_base`: the base image (`debian:bookworm`) is pulled if a registry answers, else made from Debian's archive
   with `debootstrap --variant=minbase` (the official `debian` images are built from the same archive) and imported
   under the base's name.
@@ -261,11 +262,11 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 class LoopbackFiles:
-    """Serves chosen local folders and files read-only over HTTP on 127.0.0.1 (a free port) while open.
+    """Serves chosen local folders and files read-only over HTTP on 127.0.0.1 while open (port PORT when free).
 
-    Each served thing is a symlink in a temporary folder; `url(path)` is its address, the same for the same calls. A local index's pages link to
-    their files by relative URLs that may leave the index folder (`../../files/x.whl`), so an index is served with
-    its parent folder (`index_url`).
+    Each served thing is a symlink in a temporary folder; `url(path)` is its address, the same for the same calls.
+    A local index's pages link to their files by relative URLs that may leave the index folder
+    (`../../files/x.whl`), so an index is served with its parent folder (`index_url`).
     """
 
     # The addresses become build arguments, and Docker's layer cache keys on them: the same port every time (when
@@ -429,5 +430,6 @@ def run_container(daemon: Daemon, tag: str, command: list[str], out_dir: Path, c
     seconds = time.monotonic() - started
     probe = out_dir / "container.json"
     measured = json.loads(probe.read_text()) if probe.exists() else {}
-    return ContainerRun(exit_code=measured.get("exit", state.get("ExitCode", -1)), peak_bytes=measured.get("peak_bytes"),
-                        oom_kills=measured.get("oom_kills"), seconds=seconds, oom_killed=bool(state.get("OOMKilled")))
+    return ContainerRun(exit_code=measured.get("exit", state.get("ExitCode", -1)),
+                        peak_bytes=measured.get("peak_bytes"), oom_kills=measured.get("oom_kills"), seconds=seconds,
+                        oom_killed=bool(state.get("OOMKilled")))
