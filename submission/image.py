@@ -14,7 +14,7 @@ Standard library only, so that a fresh clone can build before any virtualenv exi
   (`pip config list`: index, extra indexes, wheel folders, CA bundle), the recipe for corporate proxies and mirrors.
   Local folders are served read-only on the host's loopback for the length of the build (`LoopbackFiles`), reached
   by the build's `--network host`; the CA bundle is served the same way, so nothing is copied into the repository.
-- `run_container`: `docker run --cpus 2 --memory 8g --memory-swap 8g --network none`, the repository where the grader
+- `run_container` (submission/image_run.py): `docker run --cpus 2 --memory 8g --memory-swap 8g --network none`, the repository where the grader
   puts it (/home/aicrowd), the run's output in a mounted folder; the container's peak memory and OOM kills read from
   its own cgroup before it exits (`CgroupMemory`), so a run that hits the cap fails loudly.
 """
@@ -24,7 +24,6 @@ import contextlib
 import fcntl
 import functools
 import http.server
-import json
 import os
 import shutil
 import socket
@@ -372,64 +371,30 @@ def build_image(daemon: Daemon, dockerfile: Path, tag: str, sources: PipSources,
     return seconds
 
 
-# ------------------------------------------------------------------------------------------ run
-# Read from the container's own cgroup (v2: memory.peak and memory.events; v1: memory.max_usage_in_bytes and
-# memory.oom_control) after the command, written as JSON beside the run's output.
-CGROUP_PROBE = r"""
-cg=/sys/fs/cgroup; peak=""; ooms=""
-if [ -f $cg/memory.peak ]; then peak=$(cat $cg/memory.peak); ooms=$(awk '$1=="oom_kill"{print $2}' $cg/memory.events)
-elif [ -f $cg/memory/memory.max_usage_in_bytes ]; then peak=$(cat $cg/memory/memory.max_usage_in_bytes)
-  ooms=$(awk '$1=="oom_kill"{print $2}' $cg/memory/memory.oom_control); fi
-printf '{"exit": %s, "peak_bytes": %s, "oom_kills": %s, "seconds": %s}\n' "$rc" "${peak:-null}" "${ooms:-null}" \
-  "$(( $(date +%s) - started ))" > OUT/container.json
-"""
+# ------------------------------------------------------------------------------------------ the two images
+GPU_TAG = "crag-submission-gpu-stand-in"
 
 
-@dataclass(frozen=True)
-class ContainerRun:
-    exit_code: int
-    peak_bytes: int | None
-    oom_kills: int | None
-    seconds: float
-    oom_killed: bool  # docker's own record: the container's first process was killed for memory
-
-    @property
-    def failed_for_memory(self) -> bool:
-        return self.oom_killed or bool(self.oom_kills)
-
-    def summary(self, memory: str) -> str:
-        peak = f"{self.peak_bytes / 2**30:.2f} GiB" if self.peak_bytes else "unknown"
-        line = f"container: exit {self.exit_code}, {self.seconds:.0f} s, peak memory {peak} (cgroup) of {memory}"
-        if self.failed_for_memory:
-            line += (f"; OUT OF MEMORY: the container hit its {memory} cap ({self.oom_kills or 0} process(es) "
-                     "killed by the kernel's OOM killer): the run is incomplete")
-        return line
-
-
-def run_container(daemon: Daemon, tag: str, command: list[str], out_dir: Path, cpus: str = GRADER_CPUS,
-                  memory: str = GRADER_MEMORY, mounts: dict[Path, str] | None = None,
-                  env: dict[str, str] | None = None) -> ContainerRun:
-    """Runs `command` in `tag` under the grader's limits (`--network none`), `out_dir` mounted at /out."""
-    out_dir = Path(out_dir).resolve()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    os.chmod(out_dir, 0o777)  # the image's user (uid 1001) writes there
-    (out_dir / "container.json").unlink(missing_ok=True)
-    script = ("started=$(date +%s); \"$@\"; rc=$?\n" + CGROUP_PROBE.replace("OUT", CONTAINER_OUT) + "exit $rc\n")
-    volumes = [f"{out_dir}:{CONTAINER_OUT}"] + [f"{Path(host).resolve()}:{inside}:ro"
-                                                for host, inside in (mounts or {}).items()]
-    name = f"crag-run-{os.getpid()}-{int(time.time())}"
-    args = ["run", "--name", name, "--network", "none", "--cpus", cpus, "--memory", memory, "--memory-swap", memory,
-            *[a for v in volumes for a in ("-v", v)], *[a for k, v in (env or {}).items() for a in ("-e", f"{k}={v}")],
-            tag, "bash", "-c", script, "run", *command]
-    started = time.monotonic()
-    try:
-        daemon.docker(*args, check=False)
-        state = json.loads(daemon.docker("inspect", "--format", "{{json .State}}", name, capture=True).stdout)
-    finally:
-        daemon.docker("rm", "-f", name, check=False, capture=True)
-    seconds = time.monotonic() - started
-    probe = out_dir / "container.json"
-    measured = json.loads(probe.read_text()) if probe.exists() else {}
-    return ContainerRun(exit_code=measured.get("exit", state.get("ExitCode", -1)),
-                        peak_bytes=measured.get("peak_bytes"), oom_kills=measured.get("oom_kills"), seconds=seconds,
-                        oom_killed=bool(state.get("OOMKilled")))
+def build_variant(daemon: Daemon, variant: str, sources: PipSources, tag: str | None = None, vllm: bool = False,
+                  base: str | None = None, mirror: str = DEBIAN_MIRROR) -> str:
+    """Builds the CPU image (submission/Dockerfile.cpu) or the GPU one (the root Dockerfile) on a stand-in base;
+    returns its tag."""
+    base = base or BASE_IMAGE
+    ensure_base(daemon, base, mirror)
+    if variant == "cpu":
+        dockerfile, tag = REPO_ROOT / "submission" / "Dockerfile.cpu", tag or CPU_TAG
+        build_args = {"BASE": base, **({"VLLM": "1"} if vllm else {})}
+        if unreachable_hosts(PipSources(index_url=TORCH_INDEX), timeout=5) and (
+                sources.find_links or sources.extra_index_urls):
+            # pip would retry the unreachable index for minutes before looking further.
+            print(f"{TORCH_INDEX} is unreachable: torch comes from the other pip sources", flush=True)
+            build_args["TORCH_INDEX"] = ""
+    else:
+        # The CUDA base cannot be pulled here: Debian bookworm stands in (glibc 2.36 >= the CUDA base's 2.35; its
+        # python3 is 3.11, which the CUDA base's Ubuntu 22.04 lacks), with the base's Python in place of Miniconda
+        # (the Dockerfile's PYTHON_FROM). Everything after the base runs as the grader's build would.
+        dockerfile, tag = REPO_ROOT / "Dockerfile", tag or GPU_TAG
+        build_args = {"CUDA_BASE": base, "PYTHON_FROM": "system",
+                      "PYTHON_PACKAGES": "python3 python3-venv python3-dev"}
+    build_image(daemon, dockerfile, tag, sources, build_args)
+    return tag

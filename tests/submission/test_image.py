@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 
 import submission.image as image
+import submission.image_run as image_run
 import submission.preflight as preflight
-from models.config import REPO_ROOT
+from submission.image import REPO_ROOT
 
 
 def test_pip_config_is_read_as_pip_reports_it(tmp_path, monkeypatch):
@@ -89,13 +90,13 @@ def test_missing_tools_say_how_to_get_them(monkeypatch):
 
 
 def test_a_container_that_hit_its_memory_cap_fails_loudly():
-    fine = image.ContainerRun(0, 3 * 2**30, 0, 100.0, False)
+    fine = image_run.ContainerRun(0, 3 * 2**30, 0, 100.0, False)
     assert not fine.failed_for_memory and fine.summary("8g") == (
         "container: exit 0, 100 s, peak memory 3.00 GiB (cgroup) of 8g")
-    killed = image.ContainerRun(1, 8 * 2**30, 1, 50.0, False)
+    killed = image_run.ContainerRun(1, 8 * 2**30, 1, 50.0, False)
     assert killed.failed_for_memory and "OUT OF MEMORY: the container hit its 8g cap (1 process(es) killed" in (
         killed.summary("8g"))
-    assert image.ContainerRun(137, None, None, 5.0, True).failed_for_memory  # docker's own OOMKilled
+    assert image_run.ContainerRun(137, None, None, 5.0, True).failed_for_memory  # docker's own OOMKilled
 
 
 def test_preflight_knows_the_cpu_variant(tmp_path, monkeypatch):
