@@ -3,7 +3,7 @@
     python local_evaluation.py                                   # 20 sample questions, Task 1, CPU profile
     python local_evaluation.py --data /path/crag_task_1_and_2_dev_v4.jsonl.bz2 --task 2 --limit 200
     python local_evaluation.py --data 'crag_task_3_dev_v4.tar.bz2.part*' --task 3 --profile g4dn \\
-        --tokenizer ../shared/crag/tokenizer --judge openai --judge-url http://localhost:8001/v1
+        --tokenizer "$CRAG_DATA/tokenizer" --judge openai --judge-url http://localhost:8001/v1
     python local_evaluation.py --ray --workers 2                 # sharded over a local Ray cluster
     python local_evaluation.py --ray auto --workers 8 --profile g4dn-server   # an existing cluster
 

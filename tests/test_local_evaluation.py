@@ -10,8 +10,10 @@ import pytest
 
 import local_evaluation
 from evaluation.metrics import METRIC_KEYS
-from models.paths import resolve_repo_path, ModelNotFoundError
+from models import crag_data
+from models.paths import ModelNotFoundError
 from models.types import Answer
+from tests.packaged import crag_file
 
 QUESTIONS = [  # (query, gold, alt_ans, domain, the stand-in's answer)
     ("what is the capital of australia?", "canberra", [], "open", "Canberra"),
@@ -199,10 +201,7 @@ def test_tasks_2_and_3_start_the_mock_api_for_the_run(data, tmp_path, stand_in, 
 
 
 def test_exact_trim_with_the_grader_tokenizer(data, tmp_path, stand_in):
-    tokenizer = resolve_repo_path("../shared/crag/tokenizer")
-    if not tokenizer.exists():
-        pytest.skip("the grader's tokenizer ../shared/crag/tokenizer is not on this machine "
-                    "(not shipped in the repository)")
+    tokenizer = crag_file(crag_data.TOKENIZER)
     assert run(data, tmp_path / "out", "--tokenizer", str(tokenizer)) == 0
     assert "llama2-tokenizer" in json.loads((tmp_path / "out" / "summary.json").read_text())["trim"]
 

@@ -25,6 +25,7 @@ from typing import Callable, Sequence
 
 from evaluation.experiments.grid import SUITES, Outcome, Suite, run_cell, run_logged
 from evaluation.run_dir import RunDir
+from models import crag_data
 from models.config import REPO_ROOT
 
 PROFILES = ("cpu", "cpu-vllm", "g4dn")  # cpu-vllm: the cpu profile with its LLM on vLLM's CPU build
@@ -44,20 +45,28 @@ class ResultSet:
     suite: Suite
 
     def shown(self) -> str:
-        return shlex.join(["python", "local_evaluation.py", *self.suite.arguments()])
+        """The command as the docs print it: CRAG's files as `"$CRAG_DATA/<name>"`, for the shell to expand."""
+        return " ".join(f'"{arg}"' if crag_data.crag_name(arg) is not None else shlex.quote(arg)
+                        for arg in ["python", "local_evaluation.py", *self.suite.arguments()])
 
     def heading(self) -> str:
         return f"{self.label} ({self.size}, Task {self.suite.task})"
 
     def missing_inputs(self, root: Path = REPO_ROOT) -> list[str]:
-        """The input files or folders of this set that are not there (e.g. `../shared` not beside the checkout)."""
+        """The input files or folders of this set that are not there (e.g. CRAG's, where `$CRAG_DATA` lacks them)."""
         paths = [self.suite.data, self.suite.tokenizer, self.suite.kg_source]
-        return [path for path in paths if path and not (root / path).exists()]
+        return [path for path in paths if path and not self._where(path, root).exists()]
+
+    @staticmethod
+    def _where(path: str, root: Path) -> Path:
+        name = crag_data.crag_name(path)
+        return crag_data.crag_path(name) if name is not None else root / path
 
 
 SETS: dict[str, ResultSet] = {
     "sample": ResultSet("bundled sample", 20, SUITES["sample"]),
-    "dev": ResultSet("real CRAG dev questions", 10, SUITES["dev"]),
+    # CRAG's 10 real dev questions: the AIcrowd starter kit's example_data/dev_data.jsonl.bz2 (models/crag_data.py)
+    "dev": ResultSet("real CRAG dev questions: the starter kit's `example_data/dev_data.jsonl.bz2`", 10, SUITES["dev"]),
     "task2": ResultSet("Task-2 sample", 20, SUITES["task2"]),
     "task3": ResultSet("Task-3 sample", 6, SUITES["task3"]),
     "kg_wordings": ResultSet("KG wordings", 43, Suite("data/acceptance/kg_wordings.jsonl", 2)),

@@ -26,6 +26,7 @@ from typing import Callable, Mapping
 
 from evaluation.data import DEFAULT_DATA_PATH
 from evaluation.run_dir import RunDir
+from models import crag_data
 from models.config import REPO_ROOT, ConfigError, load_config, save_config
 
 LOCAL_EVALUATION = REPO_ROOT / "local_evaluation.py"
@@ -55,7 +56,7 @@ class Suite:
 
 SUITES = {
     "sample": Suite("data/sample/crag_sample.jsonl", 1),
-    "dev": Suite("../shared/crag/dev_data.jsonl.bz2", 1, "../shared/crag/tokenizer"),
+    "dev": Suite(crag_data.DEV_DATA, 1, crag_data.GRADER_TOKENIZER),  # `$CRAG_DATA/...`: local_evaluation reads the setting
     "task2": Suite("data/sample/crag_sample.jsonl", 2),
     "task3": Suite("data/sample/crag_sample_task3.jsonl", 3),
     "kg_unseen": Suite("data/acceptance/kg_unseen.jsonl", 2, kg_source="data/kg_acceptance"),

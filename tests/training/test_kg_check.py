@@ -2,7 +2,7 @@
 
 The probe runs on a stub mock API of made-up names, then on real mock APIs: the bundled fixture KG serves the
 bundled sample (written for it), not kg_unseen's questions (written for the acceptance KG, which serves them) and
-not CRAG's dev questions (read from ../shared/crag/ where present; only counts are asserted or printed). The command's flow runs with its heavy steps (labelling, API data, training) stubbed: it
+not CRAG's dev questions (read from $CRAG_DATA where present; only counts are asserted or printed). The command's flow runs with its heavy steps (labelling, API data, training) stubbed: it
 stops before labelling on a KG that does not serve the data, names the fix, trains web_answer and api_generation
 with --without-kg-answer, keeps training api_generation when kg_answer has no record, and ends with a summary.
 """
@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import pytest
 
+from models import crag_data
 from models.kg.client import KGClientError
 from models.paths import resolve_repo_path
 from scripts.make_adapters import main, parse_args
 from training import kg_probe
 from training import make_adapters as ma
+from tests.packaged import crag_file
 from training.kg_probe import KGProbe, named_by, probe_kg
 
 SAMPLE = "data/sample/crag_sample.jsonl"
-DEV_DATA = resolve_repo_path("../shared/crag/dev_data.jsonl.bz2")
 
 
 class StubKG:
@@ -133,14 +134,13 @@ def test_the_probe_tells_the_kg_a_question_set_was_written_for_from_another(tmp_
 
 def test_the_fixture_kg_does_not_serve_the_crag_dev_questions():
     """What `make adapters DATA=<dev file>` without $CRAG_MOCK_API_URL found out only after labelling."""
-    if not DEV_DATA.exists():
-        pytest.skip(f"{DEV_DATA} is not here: CRAG's dev file is not shipped; this check runs where it is")
+    dev_data = crag_file(crag_data.DEV_FILE)
     from evaluation.data import load_examples
     from mock_api.server import running_server
     from models.kg.client import MockAPIClient
 
     with running_server() as url, MockAPIClient(url) as client:
-        probe = probe_kg(load_examples(DEV_DATA), client, "the bundled fixture KG")
+        probe = probe_kg(load_examples(dev_data), client, "the bundled fixture KG")
     assert probe.conclusive and not probe.ok, probe.text()  # counts only
     print(probe.text())
 

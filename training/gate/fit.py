@@ -32,7 +32,7 @@ from models.verify.verifier import decide_by_rules
 
 # The package's own sets the CPU gate is fitted on (data file, task). None shares a question (the same entity and
 # gold answer, in any words: training/gate/held_out.py) with the bundled sample, the Task-2 and Task-3 samples, the
-# real dev questions (where ../shared/crag/ holds them) or kg_unseen; the last three sets here are themselves
+# real dev questions (where $CRAG_DATA holds them) or kg_unseen; the last three sets here are themselves
 # reported in docs/results.md, marked in-sample there (training.gate.held_out.IN_SAMPLE); tests/verify/test_held_out.py
 # checks both. GATE_KG_QUESTIONS is generated into the collection folder first (training/gate/kg_questions.py: KG
 # template questions, unseen wordings first); data/gate/ holds template questions with five pages each rendered

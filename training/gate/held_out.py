@@ -161,7 +161,7 @@ def shared(reported: Sequence[Question], fit: Sequence[Question], common: frozen
 
 
 # The sets docs/results.md reports on that are bundled (file, tasks it is run as). The real dev questions
-# (../shared/crag/dev_data.jsonl.bz2, not shipped) are checked where the file is present.
+# ($CRAG_DATA/dev_data.jsonl.bz2, not shipped) are checked where the file is present.
 BUNDLED_REPORTED = {
     "sample": ("data/sample/crag_sample.jsonl", (1, 2)),  # the bundled sample (Task 1) and the Task-2 sample
     "task3": ("data/sample/crag_sample_task3.jsonl", (3,)),
