@@ -6,7 +6,7 @@ PYTHON ?= python3
 # `.venv-gpu/bin/python scripts/gpu_smoke.py --no-vllm --tiny` (`make gpu-smoke`): its own virtualenv, a CUDA build
 # of torch and requirements-gpu-train.txt (bitsandbytes for QLoRA). vLLM's GPU checks run in the image (docs/gpu.md
 # "Submitting"). `make gpu-smoke` needs CUDA torch, so it takes GPU=1 unless told otherwise.
-GPU ?= $(if $(filter gpu-smoke,$(MAKECMDGOALS)),1,0)
+GPU ?= $(if $(filter gpu-smoke gpu-bench,$(MAKECMDGOALS)),1,0)
 ifeq ($(GPU),1)
 VENV         ?= .venv-gpu
 # PyPI's Linux torch 2.13.0 is the CUDA 13 build, the image's torch (host driver >= 580.65.06); on an older driver
@@ -42,7 +42,7 @@ endif
 VLLM       ?= 0
 VLLM_STAMP := $(VENV)/.installed-vllm
 
-.PHONY: setup eval test test-all bench preflight adapters gpu-smoke gate clean
+.PHONY: setup eval test test-all bench preflight adapters gpu-smoke gpu-bench gate clean
 
 ifeq ($(VLLM),1)
 setup: $(STAMP) $(VLLM_STAMP)
@@ -110,6 +110,13 @@ adapters: setup
 # on a machine without CUDA: make gpu-smoke GPU=0 ARGS="--device cpu".
 gpu-smoke: setup
 	$(PY) scripts/gpu_smoke.py --no-vllm --tiny $(ARGS)
+
+# The latency projection's inputs measured on this GPU (prefill and decode tokens/s per engine, batch and LoRA, and
+# the kernels; no weights needed), written to BENCH_OUT for `scripts/latency_model.py project --calibration`. In the
+# image (vLLM too): python scripts/gpu_bench.py --out FILE. Without CUDA: make gpu-bench GPU=0 ARGS="--device cpu".
+BENCH_OUT ?= gpu_bench.json
+gpu-bench: setup
+	$(PY) scripts/gpu_bench.py --out $(BENCH_OUT) $(ARGS)
 
 # The calibrated answer gate (verifier.gate: calibrated): rules-gate runs on the package's own fit sets (none shares a
 # question, by entity and gold answer in any words, with the bundled sample, the Task-2/3 samples, the dev questions
