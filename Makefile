@@ -118,10 +118,10 @@ BENCH_OUT ?= gpu_bench.json
 gpu-bench: setup
 	$(PY) scripts/gpu_bench.py --out $(BENCH_OUT) $(ARGS)
 
-# The calibrated answer gate (verifier.gate: calibrated): rules-gate runs on the package's own fit sets (none shares a
-# question, by entity and gold answer in any words, with the bundled sample, the Task-2/3 samples, the dev questions
-# or kg_unseen; kg_wordings, checkable and public_sql are fitted on and reported, marked in-sample in docs/results.md:
-# tests/verify/test_held_out.py), then the fit (reliability table, rules vs calibrated), written to GATE_OUT. A GPU user
+# The calibrated answer gate (verifier.gate: calibrated): rules-gate runs on the package's own fit sets (evaluation/sets.py:
+# none shares a question, by entity and fact in any words, with a set held out from the gate; kg_wordings, checkable
+# and public_sql are fitted on and reported, marked in-sample in docs/results.md: tests/verify/test_held_out.py), then
+# the fit (reliability table, rules vs calibrated), written to GATE_OUT. A GPU user
 # refits on their own traces: python scripts/fit_gate.py RUN_DIR ... --profile g4dn --output models/gates/g4dn.json
 GATE_PROFILE ?= cpu
 GATE_OUT     ?= models/gates/cpu.json

@@ -1,8 +1,8 @@
 """The one "current results" table of README.md and docs/results.md, made by a command (scripts/current_results.py)
 so that nobody types it.
 
-`SETS` are the measured sets, in the table's order, each a `Suite` of `evaluation.experiments.grid` whose `local_evaluation.py`
-arguments the table shows (`ResultSet.shown`); each (profile, set) is a grid cell (`evaluation.experiments.grid.run_cell`: a
+`SETS` are the measured sets, in the table's order: the reported sets of the catalogue (`evaluation.sets`), each a
+`Suite` whose `local_evaluation.py` arguments the table shows (`ResultSet.shown`); each (profile, set) is a grid cell (`evaluation.experiments.grid.run_cell`: a
 finished run is read, not run again, unless `rerun`). `read_cell` reads a finished run directory as one stored
 figure: the normalized judge's counts and the median seconds per question. The figures live in
 `docs/current_results.json` (`load_store` / `save_store`), `render` turns them into the Markdown block (a pure
@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from evaluation.experiments.grid import SUITES, Outcome, Suite, run_cell, run_logged
+from evaluation.experiments.grid import Outcome, run_cell, run_logged
 from evaluation.run_dir import RunDir
+from evaluation.sets import Suite, reported_sets, sets_table
 from models import crag_data
 from models.config import REPO_ROOT
 
@@ -34,6 +35,9 @@ START = "<!-- current-results:start -->"
 END = "<!-- current-results:end -->"
 STORE = REPO_ROOT / "docs" / "current_results.json"
 DOCUMENTS = (REPO_ROOT / "README.md", REPO_ROOT / "docs" / "results.md")
+# The table of every set (`evaluation.sets.sets_table`), in docs/results.md beside the figures, made the same way.
+SETS_MARKERS = ("<!-- sets:start -->", "<!-- sets:end -->")
+SETS_DOCUMENT = REPO_ROOT / "docs" / "results.md"
 OUTPUT_ROOT = "outputs/current-results"
 COMMAND = "python scripts/current_results.py"
 
@@ -63,17 +67,7 @@ class ResultSet:
         return crag_data.crag_path(name) if name is not None else root / path
 
 
-SETS: dict[str, ResultSet] = {
-    "sample": ResultSet("bundled sample", 20, SUITES["sample"]),
-    # CRAG's 10 real dev questions: the AIcrowd starter kit's example_data/dev_data.jsonl.bz2 (models/crag_data.py)
-    "dev": ResultSet("real CRAG dev questions: the starter kit's `example_data/dev_data.jsonl.bz2`", 10, SUITES["dev"]),
-    "task2": ResultSet("Task-2 sample", 20, SUITES["task2"]),
-    "task3": ResultSet("Task-3 sample", 6, SUITES["task3"]),
-    "kg_wordings": ResultSet("KG wordings", 43, Suite("data/acceptance/kg_wordings.jsonl", 2)),
-    "kg_unseen": ResultSet("unseen KG", 62, SUITES["kg_unseen"]),
-    "checkable": ResultSet("checkable answers", 30, Suite("data/acceptance/checkable.jsonl", 2)),
-    "public_sql": ResultSet("public data in SQL", 37, Suite("data/acceptance/public_sql.jsonl", 1)),
-}
+SETS: dict[str, ResultSet] = {name: ResultSet(s.label, s.size, s.suite()) for name, s in reported_sets().items()}
 
 
 class MarkerError(ValueError):
@@ -192,34 +186,35 @@ def render(store: dict) -> str:
     return "\n".join(lines)
 
 
-def _span(text: str, name: str) -> tuple[int, int]:
+def _span(text: str, name: str, markers: tuple[str, str] = (START, END)) -> tuple[int, int]:
     """Where the block of `text` starts and ends (between the markers); MarkerError naming `name` when the markers
     are missing, doubled or out of order."""
-    if text.count(START) != 1 or text.count(END) != 1:
-        raise MarkerError(f"{name}: needs exactly one {START} and one {END} "
-                          f"(found {text.count(START)} and {text.count(END)})")
-    start, end = text.index(START) + len(START), text.index(END)
+    first, last = markers
+    if text.count(first) != 1 or text.count(last) != 1:
+        raise MarkerError(f"{name}: needs exactly one {first} and one {last} "
+                          f"(found {text.count(first)} and {text.count(last)})")
+    start, end = text.index(first) + len(first), text.index(last)
     if end < start:
-        raise MarkerError(f"{name}: {END} comes before {START}")
+        raise MarkerError(f"{name}: {last} comes before {first}")
     return start, end
 
 
-def block_of(text: str, name: str) -> str:
+def block_of(text: str, name: str, markers: tuple[str, str] = (START, END)) -> str:
     """The block between the markers, without the line breaks that frame it."""
-    start, end = _span(text, name)
+    start, end = _span(text, name, markers)
     return text[start:end].strip("\n")
 
 
-def replace_block(text: str, block: str, name: str) -> str:
-    start, end = _span(text, name)
+def replace_block(text: str, block: str, name: str, markers: tuple[str, str] = (START, END)) -> str:
+    start, end = _span(text, name, markers)
     return text[:start] + "\n" + block + "\n" + text[end:]
 
 
-def write_block(block: str, paths: Sequence[Path]) -> None:
+def write_block(block: str, paths: Sequence[Path], markers: tuple[str, str] = (START, END)) -> None:
     """Puts `block` between the markers of every file of `paths`; every file is checked before any is written,
     so one bad file leaves them all as they were (MarkerError)."""
     texts = {Path(path): Path(path).read_text(encoding="utf-8") for path in paths}
-    new = {path: replace_block(text, block, str(path)) for path, text in texts.items()}
+    new = {path: replace_block(text, block, str(path), markers) for path, text in texts.items()}
     for path, text in new.items():
         if text != texts[path]:
             path.write_text(text, encoding="utf-8")
@@ -238,6 +233,14 @@ def stale(paths: Sequence[Path], store_path: Path = STORE) -> list[str]:
             continue
         if found != expected:
             problems.append(f"{path}: the current-results block is not the rendering of {store_path}")
+    if SETS_DOCUMENT in [Path(p) for p in paths]:
+        try:
+            found = block_of(SETS_DOCUMENT.read_text(encoding="utf-8"), str(SETS_DOCUMENT), SETS_MARKERS)
+        except (OSError, MarkerError) as exc:
+            problems.append(str(exc))
+        else:
+            if found != sets_table():
+                problems.append(f"{SETS_DOCUMENT}: the table of sets is not the rendering of evaluation/sets.py")
     return problems
 
 
@@ -291,6 +294,8 @@ def run_current_results(profiles: Sequence[str] = ("cpu",), sets: Sequence[str] 
         if not render_only:
             save_store(store, store_path)
         write_block(block, documents)
+        if SETS_DOCUMENT in [Path(p) for p in documents]:
+            write_block(sets_table(), [SETS_DOCUMENT], SETS_MARKERS)
         print(f"\nwritten: {store_path if not render_only else '(figures unchanged)'}, "
               + ", ".join(str(path) for path in documents))
     print("\n" + block)

@@ -24,7 +24,8 @@ from typing import Sequence
 
 import yaml
 
-from evaluation.experiments.grid import Suite, command
+from evaluation.experiments.grid import command
+from evaluation.sets import Suite
 from evaluation.run_dir import RunDir
 from models.config import REPO_ROOT, load_config
 from models.deadline import Deadline, batch_deadline_s

@@ -12,7 +12,8 @@ from evaluation.experiments import current_results as cr
 from evaluation.experiments.current_results import (END, SETS, START, MarkerError, ResultSet, block_of, load_store, read_cell,
                                         render, replace_block, run_current_results, stale, write_block)
 from evaluation.data import count_examples
-from evaluation.experiments.grid import LOCAL_EVALUATION, Suite
+from evaluation.experiments.grid import LOCAL_EVALUATION
+from evaluation.sets import Suite
 from models import crag_data
 from models.config import REPO_ROOT
 from tests.packaged import crag_file

@@ -3,7 +3,8 @@ import json
 import sys
 from pathlib import Path
 
-from evaluation.experiments.grid import LOCAL_EVALUATION, SUITES, Outcome, Suite, command, run_cell
+from evaluation.experiments.grid import LOCAL_EVALUATION, SUITES, Outcome, command, run_cell
+from evaluation.sets import Suite
 
 
 def test_the_command_line_of_a_cell(tmp_path):
