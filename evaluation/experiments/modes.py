@@ -17,6 +17,7 @@ from pathlib import Path
 from evaluation.experiments.context_recall import answer_keys, found
 from evaluation.experiments.grid import SUITES as ABLATION_SUITES, Outcome, Suite, run_cell, save_profile
 from evaluation.run_dir import Cell, RunDir
+from models.pathways import named
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +66,7 @@ def attempt_texts(record: dict) -> list[str]:
     texts = []
     for attempt in (record.get("trace") or {}).get("attempts") or []:
         texts += [c.get("text", "") for c in attempt.get("chunks") or []]
-        if str(attempt.get("pathway", "")).endswith("-direct"):
+        if attempt.get("pathway") and named(attempt["pathway"]).own_value:
             texts.append(str(attempt.get("candidate") or ""))
     return texts
 

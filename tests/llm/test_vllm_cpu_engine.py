@@ -146,7 +146,7 @@ def test_the_warm_up_on_the_engine(engine, cpu_embedder, caplog):
     from models.warmup import warm_up
 
     config = cpu_vllm_config()
-    source = KGSource(KGPathway(config.kg, client=None, embedder=cpu_embedder), AnswerPlan("kg", "kg_answer"))
+    source = KGSource(KGPathway(config.kg, client=None, embedder=cpu_embedder), AnswerPlan(KG, "kg_answer"))
     with caplog.at_level(logging.INFO, logger="models.warmup"):
         report = warm_up(engine, engine.adapters.names, [source])
     assert report.adapters == [None, "api_generation"]
