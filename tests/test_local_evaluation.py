@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import local_evaluation
+from evaluation import local_run
 from evaluation.metrics import METRIC_KEYS
 from models import crag_data
 from models.paths import ModelNotFoundError
@@ -79,7 +80,7 @@ def _trace(answer):
 @pytest.fixture
 def stand_in(monkeypatch):
     StandInModel.fail_on_batch, StandInModel.built = None, []
-    monkeypatch.setattr(local_evaluation, "CragModel", StandInModel)
+    monkeypatch.setattr(local_run, "CragModel", StandInModel)
     monkeypatch.delenv("CRAG_MOCK_API_URL", raising=False)
     return StandInModel
 
@@ -173,7 +174,7 @@ def test_missing_weights_exit_2_without_a_traceback(data, tmp_path, monkeypatch,
     def missing(config):
         raise ModelNotFoundError("the LLM was not found at /models/x; place it there (docs/gpu.md 'Weights')")
 
-    monkeypatch.setattr(local_evaluation, "CragModel", missing)
+    monkeypatch.setattr(local_run, "CragModel", missing)
     assert run(data, tmp_path / "out") == 2
     err = capsys.readouterr().err
     assert "error: the LLM was not found at /models/x" in err and "Traceback" not in err
@@ -253,7 +254,7 @@ def test_the_run_folder_keeps_the_profile_the_pipeline_started_with(data, tmp_pa
             self.pipeline = types.SimpleNamespace(config=dataclasses.replace(
                 config, llm=dataclasses.replace(config.llm, adapters={})))
 
-    monkeypatch.setattr(local_evaluation, "CragModel", StartedWithoutAdapters)
+    monkeypatch.setattr(local_run, "CragModel", StartedWithoutAdapters)
     out = tmp_path / "out"
     assert run(data, out) == 0
     [model] = StandInModel.built

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from evaluation.experiments.grid import Outcome, run_cell, run_logged
-from evaluation.run_dir import RunDir
+from evaluation.run_dir import RunDir, current_commit
 from evaluation.sets import Suite, reported_sets, sets_table
 from models import crag_data
 from models.config import REPO_ROOT
@@ -98,22 +98,6 @@ def read_cell(run_dir: Path, commit: str | None, machine: str) -> dict | None:
     return {"correct": cell.correct, "missing": cell.missing, "hallucination": cell.hallucination,
             "total": cell.total, "median_s": median_seconds(run), "date": date, "commit": commit,
             "machine": machine, "judge": judge}
-
-
-def _git(*args: str) -> str | None:
-    try:
-        done = subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return done.stdout.strip() if done.returncode == 0 else None
-
-
-def current_commit() -> str:
-    """The short commit, `-dirty` when tracked files differ from it (untracked outputs do not count)."""
-    short = _git("rev-parse", "--short", "HEAD")
-    if short is None:
-        return "unknown"
-    return short + ("-dirty" if _git("status", "--porcelain", "--untracked-files=no") else "")
 
 
 def current_machine() -> str:

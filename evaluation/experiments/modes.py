@@ -18,6 +18,7 @@ from evaluation.experiments.context_recall import answer_keys, found
 from evaluation.experiments.grid import SUITES as ABLATION_SUITES, Outcome, run_cell, save_profile
 from evaluation.sets import SETS as CATALOGUE
 from evaluation.run_dir import Cell, RunDir
+from models.pathways import named
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +67,7 @@ def attempt_texts(record: dict) -> list[str]:
     texts = []
     for attempt in (record.get("trace") or {}).get("attempts") or []:
         texts += [c.get("text", "") for c in attempt.get("chunks") or []]
-        if str(attempt.get("pathway", "")).endswith("-direct"):
+        if attempt.get("pathway") and named(attempt["pathway"]).own_value:
             texts.append(str(attempt.get("candidate") or ""))
     return texts
 
