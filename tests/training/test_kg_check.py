@@ -17,6 +17,7 @@ from scripts.make_adapters import main, parse_args
 from training import kg_probe
 from training import make_adapters as ma
 from tests.packaged import crag_file
+from training.adapter_training import Trained
 from training.kg_probe import KGProbe, named_by, probe_kg
 
 SAMPLE = "data/sample/crag_sample.jsonl"
@@ -110,7 +111,7 @@ def test_the_fixture_kg_serves_the_bundled_sample(tmp_path, monkeypatch):
     try:
         probe = maker.probe()
     finally:
-        maker.session._stack.close()
+        maker.work.session._stack.close()
     assert probe.ok and probe.probed == 7 and probe.kg.startswith("the bundled fixture KG"), probe.text()
     print(probe.text())
 
@@ -164,22 +165,22 @@ def _stubbed(tmp_path, probe, no_record=(), **settings):
     maker = _maker(tmp_path, **settings)
     maker.ran = []
     maker.probe = lambda: maker.ran.append("probe") or probe
-    maker.session.close = lambda: None
+    maker.work.session.close = lambda: None
 
     def step(name):
         return lambda *args: maker.ran.append(name + "".join(f"_{a}" for a in args)) or {"records": 3}
 
     for name in ("labels", "api_templates", "api_bootstrap", "api_sft"):
-        setattr(maker, name, step(name))
+        setattr(maker.data, name, step(name))
 
     def train(adapter):
         maker.ran.append(f"train_{adapter}")
         if adapter in no_record:
             raise ma.MakeAdaptersError(f"{adapter}: no training record in labels_{adapter}/{adapter}.jsonl")
         (maker.adapter_dirs[adapter]).mkdir(parents=True)
-        return {"steps": 2, "examples": 3}
+        return Trained({"steps": 2, "examples": 3})
 
-    maker.train = train
+    maker.trainer.train = train
     return maker
 
 
@@ -231,7 +232,7 @@ def test_an_adapter_without_a_record_does_not_stop_the_next_and_the_command_fail
 
 def test_the_check_is_skipped_when_the_steps_that_read_the_kg_are_done(tmp_path, monkeypatch):
     maker = _stubbed(tmp_path, NOT_SERVED)
-    monkeypatch.setattr(maker, "_done", lambda name, inputs: True)
+    monkeypatch.setattr(maker.work, "done", lambda name, inputs: True)
     results = maker.run()
     assert "probe" not in maker.ran and "kg_probe" not in results
     assert not any("KG check" in line for line in maker.lines)

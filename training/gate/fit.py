@@ -18,6 +18,7 @@ web), so the end-to-end figures come from `local_evaluation.py` runs under each 
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import random
 from dataclasses import dataclass
@@ -56,6 +57,16 @@ def fit_set_digests() -> dict[str, str]:
             text = (REPO_ROOT / data).read_bytes()
         digests[name] = hashlib.sha256(text).hexdigest()
     return digests
+
+
+def stale_gate(path: str | Path) -> str | None:
+    """Why the fitted gate at `path` was not fitted on the fit sets as they are now (`fit_set_digests`), or None
+    when it was. A profile that answers through it needs it refitted (`make gate`)."""
+    recorded = (json.loads(Path(path).read_text(encoding="utf-8")).get("fitted_on") or {}).get("fit_sets")
+    if recorded is None:
+        return f"{path} records no digest of its fit sets: it was fitted before they were recorded"
+    changed = sorted(name for name, digest in fit_set_digests().items() if recorded.get(name) != digest)
+    return f"{path} was fitted on other data for {', '.join(changed)}" if changed else None
 
 
 @dataclass(frozen=True)
