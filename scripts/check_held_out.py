@@ -19,8 +19,8 @@ import sys
 from evaluation.sets import FITTED
 from models import crag_data
 from models.paths import REPO_ROOT
-from training.gate.held_out import (IN_SAMPLE_FILE, allow_list, fitted_by, found_pairs, reported_by_set, runs_in,
-                                    unexplained)
+from training.gate.compared import fitted_by, reported_by_set, runs_in
+from training.gate.held_out import IN_SAMPLE_FILE, allow_list, found_pairs, unexplained
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,9 +14,10 @@ from models import crag_data
 from models.paths import REPO_ROOT
 from tests.packaged import crag_file_if_present
 from training.gate.fit import fit_set_digests, stale_gate
+from training.gate.compared import fitted_by, reported_by_set, runs_in
 from training.gate.held_out import (IN_SAMPLE_FILE, IN_SAMPLE_REASONS, NOT_SAME, allow_list, common_words,
-                                    fitted_by, found_pairs, gold_forms, golds_match, in_sample_pairs, pair_key,
-                                    question, questions, reported_by_set, runs_in, shared, unexplained)
+                                    found_pairs, gold_forms, golds_match, in_sample_pairs, pair_key, question,
+                                    questions, shared, unexplained)
 
 
 @pytest.fixture(scope="module")
