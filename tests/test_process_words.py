@@ -23,25 +23,30 @@ PROCESS = [
                    r"trap|brief)\b|\bthis issue\b|\bthe issue's\b"),
     ("work session", r"\b(this|that|the previous|an earlier|a later|the next|another|each|every|one|same|my|our) "
                      r"sessions?\b|\bsessions?\s+(notes?|budget|brief|log)\b|\bsession of work\b"),
-    ("helper (an agent)", r"\b(the|a|another|each|every|one|our) helpers?\b"
-                          r"(?!\s+(function|functions|module|modules|class|classes|method|methods|script|scripts)\b)"),
+    ("helper (an agent)", r"\b(the|a|another|each|every|one|our) helpers?\b"),
     ("acceptance bars", r"\bthe bars\b|\bsame bars\b|\b(judge|test|suite|check)'s bars\b|\bbars\s+(hold|fail|pass|are met)\b"
                         r"|\b(raise|clear|meet)s?\s+the\s+bar\b"),
     ("code rooms", r"\brooms\b"),
     ("brief", r"\bthe brief\b|\bbrief's\b|\bper (the )?brief\b"),
     ("lent machine", r"\blent\b"),
     ("house refactor", r"\bhouse refactor"),
-    ("the lead (a person)", r"\bthe lead\b(?!\s+(actor|actors|role|roles|singer|vocalist)\b)"),
+    ("the lead (a person)", r"\bthe lead\b"),
     ("engineer", r"\bengineers?\b"),
     ("audit (a review)", r"\b(the|an|this|a fresh|the previous|last) audit\b"),
-    ("round of work", r"\b(last|this|next|previous|each) round\b(?!\s+of\b)"),
+    ("round of work", r"\b(last|this|next|previous|each) round\b"),
     ("filed", r"\bfiled (by|beside|as)\b"),
 ]
 PROCESS_RE = [(name, re.compile(pattern, re.I)) for name, pattern in PROCESS]
 
-# (file, phrase, reason): a technical phrase a process pattern would otherwise match.
+# (pattern, reason): a technical phrase that a process pattern above would otherwise match; a match inside one of
+# these on the same line stays.
 TECHNICAL = [
+    (r"\bthe lead (actor|actress|role|singer|vocalist)s?\b", "a film's or a song's cast, as public-data records word it"),
+    (r"\b(the|a|another|each|every|one|our) helpers? (function|module|class|method|script)s?\b",
+     "code that other code calls"),
+    (r"\b(last|this|next|previous|each) round of\b", "a round of an algorithm: ARM's drafts, the judge's rounds"),
 ]
+TECHNICAL_RE = [re.compile(pattern, re.I) for pattern, _ in TECHNICAL]
 
 
 def scanned_files(root: Path = REPO) -> list[Path]:
@@ -66,13 +71,12 @@ def scanned_files(root: Path = REPO) -> list[Path]:
 def process_words(path: Path, root: Path = REPO) -> list[str]:
     """`file:line: word ("text")` for each process word of `path` that no TECHNICAL entry allows."""
     relative = str(path.relative_to(root))
-    allowed = [phrase for file, phrase, _ in TECHNICAL if file == relative]
     problems = []
     for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").split("\n"), 1):
+        technical = [(m.start(), m.end()) for pattern in TECHNICAL_RE for m in pattern.finditer(line)]
         for name, pattern in PROCESS_RE:
             for match in pattern.finditer(line):
-                if any(phrase in line and match.start() < line.index(phrase) + len(phrase)
-                       and line.index(phrase) <= match.start() for phrase in allowed):
+                if any(start <= match.start() and match.end() <= end for start, end in technical):
                     continue
                 problems.append(f"{relative}:{number}: {name} ({match.group(0)!r} in {line.strip()[:120]!r})")
     return problems
@@ -94,10 +98,13 @@ def test_no_process_words():
     assert problems == [], "\n".join(problems)
 
 
-def test_each_technical_exception_is_still_needed():
-    """An allowed phrase that no longer occurs is dropped, so the list stays the short list of what is there."""
-    for file, phrase, reason in TECHNICAL:
-        assert reason and phrase in (REPO / file).read_text(encoding="utf-8"), (file, phrase)
+def test_each_technical_exception_covers_a_phrase_a_process_pattern_matches():
+    """Each entry of TECHNICAL has a reason and lets through one of the technical lines below that a process pattern
+    matches (else it allows nothing and goes)."""
+    for (pattern, reason), compiled in zip(TECHNICAL, TECHNICAL_RE):
+        assert reason
+        assert any(compiled.search(line) and any(p.search(line) for _, p in PROCESS_RE) for line in TECHNICAL_LINES), \
+            pattern
 
 
 # --- planted process words fail; the technical senses pass ---
@@ -114,13 +121,16 @@ def test_a_planted_process_word_is_reported(tmp_path, line):
     assert process_words(doc, tmp_path), line
 
 
-@pytest.mark.parametrize("line", [
+TECHNICAL_LINES = [
     "self.session = requests.Session()", '@pytest.fixture(scope="session")', "loaded once per test session",
     "A session whose connection pool holds the requests", "1-minute bars for the last 5 sessions",
     "one-minute bars, for counts", "one group of three bars (score, accuracy)", "lark's `*` helpers",
     "the patterns and helpers they share", "room left in the context", "The lead actors are A, B and C.",
     "objects each new object brings in per round", "a helper function of the parser", "its last round of drafts",
-])
+]
+
+
+@pytest.mark.parametrize("line", TECHNICAL_LINES)
 def test_technical_senses_are_not_reported(tmp_path, line):
     doc = tmp_path / "README.md"
     doc.write_text(f"Intro.\n{line}\n", encoding="utf-8")
