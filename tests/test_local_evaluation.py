@@ -1,4 +1,4 @@
-"""`local_evaluation.py` end to end with a stand-in model (the real pipeline's run is the lead's test)."""
+"""`local_evaluation.py` end to end with a stand-in model (the real pipeline's run is tests/test_end_to_end.py's)."""
 import contextlib
 import json
 import os

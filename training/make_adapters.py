@@ -29,7 +29,8 @@ Steps, each writing into its own folder of the work folder (`--work`, default `o
 Then the git-LFS lines that commit the adapters (`lfs_lines`).
 
 The labelling model is the profile with `llm.path=BASE`, no adapters and `kg.api_adapter=null` (the data is built
-on the base model), on `llm.backend` hf unless the profile's backend can be imported (vllm: on CUDA, or on CPU
+on the base model), on `llm.backend` hf (on CUDA with `llm.device_map: auto`, the layers spread over the GPUs: the
+8B in fp16 does not fit one T4) unless the profile's backend can be imported (vllm: on CUDA, or on CPU
 through vLLM's CPU build, `make setup VLLM=1`, with a 1 GiB KV cache and no latency guard), or, with
 `--server-url URL --server-model NAME`, an OpenAI-compatible server of BASE (e.g. `vllm serve BASE`) through the
 `openai` backend, which still counts and fits prompts with BASE's tokenizer; that server is then also the judge.

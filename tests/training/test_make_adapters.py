@@ -155,6 +155,8 @@ def test_labelling_model_is_the_base_without_adapters_on_an_importable_backend()
     hf = labelling_overrides(_settings(), llm, "cuda", vllm_importable=False)
     assert hf["llm.backend"] == "hf" and hf["llm.path"] == "/models/Meta-Llama-3-8B-Instruct"
     assert hf["llm.adapters"] == {} and hf["kg.api_adapter"] is None and "llm.dtype" not in hf
+    assert hf["llm.device_map"] == "auto"  # the 8B in fp16 does not fit one T4: spread over the GPUs
+    assert "llm.device_map" not in labelling_overrides(_settings(), llm, "cpu", vllm_importable=False)
     vllm = labelling_overrides(_settings(), llm, "cuda", vllm_importable=True, gpus=1)
     assert vllm["llm.backend"] == "vllm" and vllm["llm.tensor_parallel_size"] == 1
     on_cpu = labelling_overrides(_settings(), llm, "cpu", vllm_importable=True)  # vLLM's CPU build

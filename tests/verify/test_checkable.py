@@ -89,7 +89,7 @@ def test_a_listed_value_is_counted():
 
 
 def test_matching_records_are_counted_and_a_year_in_them_is_not_the_count():
-    """The issue's trap: every record begins "the 72nd Academy Awards, held in 2000"; the count is the wins."""
+    """The trap: every record begins "the 72nd Academy Awards, held in 2000"; the count is the wins."""
     records = [f"The award is the 72nd Academy Awards, held in 2000 for films of 1999. The Oscar category is "
                f"{category}. The nominee ({outcome}) is Jane Roe. The film is Far Shore."
                for category, outcome in (("sound", "won"), ("editing", "won"), ("score", "won"),

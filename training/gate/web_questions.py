@@ -48,7 +48,7 @@ from training.gate.web_pages import (Fact, comparison_page, gold_answer, is_futu
                                      page_text, qa_page, record_page, states, subject_of, value_text)
 
 CASES = ("stated", "absent", "conflict")
-CASE_SHARES = (0.60, 0.25, 0.15)  # the brief's mix; the remainder after rounding goes to "stated"
+CASE_SHARES = (0.60, 0.25, 0.15)  # stated, absent, conflicting; the remainder after rounding goes to "stated"
 PAGES = 5  # search_results per question (Tasks 1/2)
 MAX_ITEMS = 3  # longer list answers are skipped: a gate example should have one checkable answer
 MAX_ANSWER_CHARS = 60
