@@ -6,7 +6,7 @@ PYTHON ?= python3
 # `.venv-gpu/bin/python scripts/gpu_smoke.py --no-vllm --tiny` (`make gpu-smoke`): its own virtualenv, a CUDA build
 # of torch and requirements-gpu-train.txt (bitsandbytes for QLoRA). vLLM's GPU checks run in the image (docs/gpu.md
 # "Submitting"). `make gpu-smoke` needs CUDA torch, so it takes GPU=1 unless told otherwise.
-GPU ?= $(if $(filter gpu-smoke,$(MAKECMDGOALS)),1,0)
+GPU ?= $(if $(filter gpu-smoke gpu-bench,$(MAKECMDGOALS)),1,0)
 ifeq ($(GPU),1)
 VENV         ?= .venv-gpu
 # PyPI's Linux torch 2.13.0 is the CUDA 13 build, the image's torch (host driver >= 580.65.06); on an older driver
@@ -42,7 +42,7 @@ endif
 VLLM       ?= 0
 VLLM_STAMP := $(VENV)/.installed-vllm
 
-.PHONY: setup eval test test-all bench preflight adapters gpu-smoke gate image image-gpu clean
+.PHONY: setup eval test test-all bench preflight adapters gpu-smoke gpu-bench gate image image-gpu clean
 
 ifeq ($(VLLM),1)
 setup: $(STAMP) $(VLLM_STAMP)
@@ -111,10 +111,17 @@ adapters: setup
 gpu-smoke: setup
 	$(PY) scripts/gpu_smoke.py --no-vllm --tiny $(ARGS)
 
-# The calibrated answer gate (verifier.gate: calibrated): rules-gate runs on the package's own fit sets (none shares a
-# question, by entity and gold answer in any words, with the bundled sample, the Task-2/3 samples, the dev questions
-# or kg_unseen; kg_wordings, checkable and public_sql are fitted on and reported, marked in-sample in docs/results.md:
-# tests/verify/test_held_out.py), then the fit (reliability table, rules vs calibrated), written to GATE_OUT. A GPU user
+# The latency projection's inputs measured on this GPU (prefill and decode tokens/s per engine, batch and LoRA, and
+# the kernels; no weights needed), written to BENCH_OUT for `scripts/latency_model.py project --calibration`. In the
+# image (vLLM too): python scripts/gpu_bench.py --out FILE. Without CUDA: make gpu-bench GPU=0 ARGS="--device cpu".
+BENCH_OUT ?= gpu_bench.json
+gpu-bench: setup
+	$(PY) scripts/gpu_bench.py --out $(BENCH_OUT) $(ARGS)
+
+# The calibrated answer gate (verifier.gate: calibrated): rules-gate runs on the package's own fit sets (evaluation/sets.py:
+# none shares a question, by entity and fact in any words, with a set held out from the gate; kg_wordings, checkable
+# and public_sql are fitted on and reported, marked in-sample in docs/results.md: tests/verify/test_held_out.py), then
+# the fit (reliability table, rules vs calibrated), written to GATE_OUT. A GPU user
 # refits on their own traces: python scripts/fit_gate.py RUN_DIR ... --profile g4dn --output models/gates/g4dn.json
 GATE_PROFILE ?= cpu
 GATE_OUT     ?= models/gates/cpu.json

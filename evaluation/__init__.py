@@ -1,7 +1,7 @@
 """Local evaluation, never imported at inference. The evaluator `local_evaluation.py` runs, here at the top: CRAG
 data files (`data`), the V3 scoring rules (`metrics`), the judges (`judge`, `normalized_judge` with `normalize` and
 `answer_match`), the resumable prediction run (`runner`, `ray_runner`), a run folder read back (`run_dir`), the
-report (`report`, `html_report`, `explain`) and run comparison (`compare`). In rooms below it, importing it and
+report (`report`, `html_report`, `explain`) and run comparison (`compare`). In subpackages below it, importing it and
 never imported by it: `experiments/` (the grid runner and its grids of runs, what is read from runs, the latency
 projection), `bench/` (the benchmarks), `acceptance/` (the builders of the acceptance data) and `servers/` (LLM
 servers started for runs and tests). The answer gate's fit is in training/gate/, which imports this package, never

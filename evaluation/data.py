@@ -32,6 +32,7 @@ from itertools import islice
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator, Sequence
 
+from models import crag_data
 from models.paths import resolve_repo_path
 
 log = logging.getLogger(__name__)
@@ -209,6 +210,9 @@ def data_files(path: PathSpec) -> list[Path]:
     files: list[Path] = []
     for spec in specs:
         text = os.fspath(spec)
+        name = crag_data.crag_name(text)
+        if name is not None:  # `$CRAG_DATA/<name>`, as the docs' commands write it
+            text = os.fspath(crag_data.crag_path(name) if glob.has_magic(name) else crag_data.resolve(text))
         if glob.has_magic(text):
             matches = sorted(glob.glob(text), key=_natural_key) or sorted(
                 glob.glob(str(resolve_repo_path(text))), key=_natural_key)
@@ -228,7 +232,7 @@ def data_files(path: PathSpec) -> list[Path]:
             files.append(candidate)
         else:
             tried = "" if str(candidate) == text else f" (also tried {candidate})"
-            raise FileNotFoundError(f"data file not found: {text}{tried}")
+            raise FileNotFoundError(f"data file not found: {text}{tried}{crag_data.unexpanded_hint(text)}")
     return files
 
 

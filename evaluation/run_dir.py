@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import json
 import logging
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
 from models.jsonl import read_jsonl
+from models.paths import REPO_ROOT
 
 log = logging.getLogger(__name__)
 
@@ -176,3 +178,20 @@ class RunDir:
         latencies = self.latencies()
         seconds = sum(latencies) / len(latencies) if latencies else float("nan")
         return Cell("ok", int(m["n_correct"]), int(m["n_miss"]), int(m["n_hallucination"]), int(m["total"]), seconds)
+
+
+def current_commit() -> str:
+    """The code a run's answers come from (summary.json's `commit`): the short commit, `-dirty` when tracked files
+    differ from it (untracked outputs do not count); "unknown" outside a git checkout."""
+    short = _git("rev-parse", "--short", "HEAD")
+    if short is None:
+        return "unknown"
+    return short + ("-dirty" if _git("status", "--porcelain", "--untracked-files=no") else "")
+
+
+def _git(*args: str) -> str | None:
+    try:
+        done = subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None

@@ -11,6 +11,7 @@ from typing import Any, Dict, List
 
 from models.config import Config, load_config
 from models.deadline import Deadline, batch_deadline_s
+from models.pathways import ERROR
 from models.types import IDK, Answer, Query
 
 log = logging.getLogger(__name__)
@@ -80,7 +81,7 @@ class CragModel:
         n = len(queries_raw) if isinstance(queries_raw, (list, tuple)) else 0
         p = self.config.pipeline
         deadline = Deadline(batch_deadline_s(n, p.per_question_budget_s, p.deadline_margin_s))
-        answers: list[Answer] = [Answer(IDK, "error", trace={"why": "the pipeline failed for the whole batch (see "
+        answers: list[Answer] = [Answer(IDK, ERROR.name, trace={"why": "the pipeline failed for the whole batch (see "
                                                                 "the log)"}) for _ in range(n)]
         valid: list[tuple[int, Query]] = []
         for i in range(n):
@@ -88,13 +89,13 @@ class CragModel:
                 valid.append((i, self._to_query(batch, i)))
             except Exception as exc:
                 log.error("item %d rejected: %s", i, exc)
-                answers[i] = Answer(IDK, "error", trace={"why": f"item rejected: {exc}"})
+                answers[i] = Answer(IDK, ERROR.name, trace={"why": f"item rejected: {exc}"})
         if valid:
             try:
                 produced = self.pipeline.answer([q for _, q in valid], deadline=deadline)
                 for (i, _), answer in zip(valid, produced):
                     answers[i] = answer if isinstance(answer.text, str) and answer.text.strip() else \
-                        Answer(IDK, "error", trace={**answer.trace, "why": "the pipeline returned an empty answer"})
+                        Answer(IDK, ERROR.name, trace={**answer.trace, "why": "the pipeline returned an empty answer"})
             except Exception:
                 log.exception("pipeline failed for the whole batch; answering 'i don't know'")
         self.last_answers = answers

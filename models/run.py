@@ -15,6 +15,7 @@ from typing import Callable, Mapping
 
 from models.deadline import Deadline, stage_deadline
 from models.evidence import NO_EVIDENCE, Evidence
+from models.pathways import FALLBACK
 from models.trace import new_trace
 from models.types import IDK, Answer, Query
 
@@ -84,7 +85,7 @@ class BatchRun:
         return [self._final(state) for state in self.states]
 
     def _final(self, state: QueryState) -> Answer:
-        answer = state.answer or Answer(IDK, "fallback", state.domain)
+        answer = state.answer or Answer(IDK, FALLBACK.name, state.domain)
         why = (state.reason if state.reason is not None else
                f"no pathway answered (stages run: {', '.join(self.stage_seconds) or 'none'}; skipped at the "
                f"deadline: {', '.join(self.skipped_stages) or 'none'})")

@@ -39,7 +39,7 @@ class Trace(TypedDict, total=False):
     # every finished answer (models/run.py RunState._final; models/crag_model.py writes `why` alone for an error)
     task: int  # the CRAG task the batch ran as
     domain: str  # the domain the router chose
-    source: str  # the pathway the answer came from ("kg", "web", "public", "fallback", "error", ...)
+    source: str  # the name of the pathway the answer came from (models/pathways.py)
     why: str  # why this answer: the verify step's last reason, or why no pathway answered
     stages: dict[str, float]  # stage name -> seconds the batch spent in it (shared by the batch's questions)
     stop: str  # models/run.py: the code of the check that decided the answer (models/verify/decision.py `Stop`);

@@ -32,6 +32,7 @@ import re
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from models import crag_data
 from models.paths import ModelNotFoundError, resolve_repo_path
 
 MAX_ANSWER_TOKENS = 75  # the grader keeps ids[1:76]
@@ -101,8 +102,8 @@ def load_grader_trim(tokenizer_dir: str | os.PathLike | None) -> Trimmer:
     """The grader's trim with the tokenizer in `tokenizer_dir`, or the calibrated rule without one.
 
     Args:
-        tokenizer_dir: a directory holding the grader's `tokenizer.json` (or `tokenizer.model`), absolute or
-            repo-relative; None or "" selects the rule.
+        tokenizer_dir: a directory holding the grader's `tokenizer.json` (or `tokenizer.model`), absolute,
+            repo-relative or `$CRAG_DATA/tokenizer` (`models.crag_data`); None or "" selects the rule.
 
     Returns:
         A `Trimmer` (cached per directory: loading happens once per process).
@@ -112,6 +113,8 @@ def load_grader_trim(tokenizer_dir: str | os.PathLike | None) -> Trimmer:
     """
     if not tokenizer_dir:
         return RuleTrimmer()
+    if crag_data.crag_name(tokenizer_dir) is not None:
+        tokenizer_dir = crag_data.resolve(tokenizer_dir)
     return _load_tokenizer_trim(str(resolve_repo_path(tokenizer_dir).resolve()))
 
 
@@ -131,4 +134,5 @@ def _load_tokenizer_trim(directory: str) -> Trimmer:
         tokenizer = LlamaTokenizerFast.from_pretrained(str(path))
         return TokenizerTrimmer(tokenizer.encode, tokenizer.decode, f"LlamaTokenizerFast ({path})")
     raise ModelNotFoundError(f"the grader tokenizer was not found in {path}: expected tokenizer.json or "
-                             f"tokenizer.model (pass --tokenizer DIR or set pipeline.grader_tokenizer)")
+                             f"tokenizer.model (pass --tokenizer DIR or set pipeline.grader_tokenizer)"
+                             f"{crag_data.unexpanded_hint(path)}")

@@ -118,7 +118,7 @@ class Answer:
     """
 
     text: str
-    source: str  # the pathway that settled it (kg, kg-direct, public, web, reasoning, ...) | error | fallback
+    source: str  # the name of the pathway that settled it, or why none did (models/pathways.py)
     domain: str = ""
     detail: Mapping[str, Any] = field(default_factory=dict)
     trace: Mapping[str, Any] = field(default_factory=dict)

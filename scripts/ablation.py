@@ -15,7 +15,7 @@ ARM's information alignment (`web.retriever: arm`) instead of recall + rerank, a
 ARM with its structure alignment, drafts and voting (`web.arm.structure.enabled`), and the answer
 gates: `gate-rules` (the hand thresholds), `gate-calibrated` (the fitted `models/gates/cpu.json`), and the
 calibrated gate with 3 sampled answers per question or with ARM's structure alignment. Suites (column groups):
-the bundled sample (Task 1), the 10 real dev questions (`../shared/crag/dev_data.jsonl.bz2` with the grader's
+the bundled sample (Task 1), the 10 real dev questions (`$CRAG_DATA/dev_data.jsonl.bz2` with the grader's
 tokenizer), the Task-2 sample (bundled mock KG API), the Task-3 sample, and `kg_unseen` (62 natural questions
 over another KG, `data/kg_acceptance/`, Task 2); `--data/--task/--tokenizer` define one suite of your own instead.
 

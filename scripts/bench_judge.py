@@ -7,7 +7,7 @@ rules, then the judge; no LLM) and prints: agreement on the decided rows, the un
 the confusion matrix, the same per source (sample, dev, task2, task3, hard) and for the held-out rows
 (written after the judge's rules were frozen), all and per batch, every disagreement, and every
 row labelled incorrect that the judge called correct. With --all it also lists the undecided rows.
-Exit status 0 when the bars hold (agreement >= 95 % on decided rows, undecided <= 10 %, no hard row
+Exit status 0 when the thresholds hold (agreement >= 95 % on decided rows, undecided <= 10 %, no hard row
 called correct when labelled incorrect), 1 otherwise, so CI can run it. The library is `evaluation/bench/judge.py`.
 """
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Both web retrievers side by side, in one run and under the same context budget: db3's parent/child recall +
 rerank (`web.retriever: parent_child`) and ARM's information alignment (`web.retriever: arm`, the ARM paper).
 
-    python scripts/bench_retrievers.py [--data ../shared/crag/dev_data.jsonl.bz2] [--profile cpu] [--limit N]
+    python scripts/bench_retrievers.py [--data "$CRAG_DATA/dev_data.jsonl.bz2"] [--profile cpu] [--limit N]
                                        [--suites 5 50] [--sweep] [--output FILE.md]
 
 Suites, both built from the real dev questions: `5` gives each question its own 5 pages (Task 1); `50` gives it
@@ -29,13 +29,14 @@ import argparse
 import sys
 
 from evaluation.bench.retrievers import SUITES, bench_retrievers
+from models import crag_data
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default="../shared/crag/dev_data.jsonl.bz2")
+    parser.add_argument("--data", default=crag_data.DEV_DATA)
     parser.add_argument("--profile", default="cpu")
-    parser.add_argument("--tokenizer", default="../shared/crag/tokenizer", help="token counter for the context")
+    parser.add_argument("--tokenizer", default=crag_data.GRADER_TOKENIZER, help="token counter for the context")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--suites", nargs="+", default=list(SUITES), choices=list(SUITES))
     parser.add_argument("--rows", nargs="+", default=None, help="only these rows (names as printed)")

@@ -1,6 +1,6 @@
 """Standalone cost (and format-following) of ElectricSheep's LLM stages on real CRAG questions.
 
-    python scripts/bench_stages.py [--data ../shared/crag/dev_data.jsonl.bz2] [--profile cpu] [--limit 10]
+    python scripts/bench_stages.py [--data "$CRAG_DATA/dev_data.jsonl.bz2"] [--profile cpu] [--limit 10]
 
 The references of each question are the profile's web pathway output (db3 retrieval; its time is not
 counted). Each stage then runs alone, on the whole batch, with the profile's LLM: the attribute predictor
@@ -16,11 +16,12 @@ from __future__ import annotations
 import argparse
 
 from evaluation.bench.stages import bench_stages
+from models import crag_data
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default="../shared/crag/dev_data.jsonl.bz2")
+    parser.add_argument("--data", default=crag_data.DEV_DATA)
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--limit", type=int, default=10)
     parser.add_argument("--threads", type=int, default=1)

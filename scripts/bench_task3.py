@@ -1,6 +1,6 @@
 """Task-3-sized benchmark of the whole CPU pipeline: is the web stage ever starved, is any batch late?
 
-    python scripts/bench_task3.py [--data ../shared/crag/dev_data.jsonl.bz2] [--profile cpu] [--limit N]
+    python scripts/bench_task3.py [--data "$CRAG_DATA/dev_data.jsonl.bz2"] [--profile cpu] [--limit N]
                                   [--no-stage-budgets]
 
 Input, built from the real dev questions: each question gets its own 5 pages plus the 45 pages of the
@@ -22,11 +22,12 @@ import argparse
 import sys
 
 from evaluation.bench.task3 import bench_task3, write_task3_data
+from models import crag_data
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", default="../shared/crag/dev_data.jsonl.bz2")
+    parser.add_argument("--data", default=crag_data.DEV_DATA)
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--limit", type=int, help="only the first N questions (each still gets 50 pages)")
     parser.add_argument("--no-stage-budgets", action="store_true", help="every stage may use all the time left")

@@ -1,6 +1,6 @@
 """Benchmark of the web pathway against the naive CRAG-baseline retriever, on real CRAG questions.
 
-    python scripts/bench_web.py [--data ../shared/crag/dev_data.jsonl.bz2] [--profile cpu] [--threads 1]
+    python scripts/bench_web.py [--data "$CRAG_DATA/dev_data.jsonl.bz2"] [--profile cpu] [--threads 1]
 
 Per question, and as medians/totals, it prints for the configured pathway (and, for comparison, the same
 pathway with the other extraction backend): extraction ms, chunk count, embedding ms, rerank ms, total ms
@@ -29,15 +29,16 @@ from __future__ import annotations
 import argparse
 
 from evaluation.bench.web import bench_web
+from models import crag_data
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default="../shared/crag/dev_data.jsonl.bz2")
+    parser.add_argument("--data", default=crag_data.DEV_DATA)
     parser.add_argument("--answer-keys", default="", help="annotated keys per interaction_id (see above)")
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (the targets are for one core)")
-    parser.add_argument("--tokenizer", default="../shared/crag/tokenizer", help="token counter for the context")
+    parser.add_argument("--tokenizer", default=crag_data.GRADER_TOKENIZER, help="token counter for the context")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--task", type=int, default=1, choices=(1, 2, 3), help="3: snippet preselection of 50 pages")
     parser.add_argument("--sentence-chunks", action="store_true",

@@ -5,7 +5,7 @@
         [--output-root outputs/current-results] [--limit N] [--dry-run] [--render-only] [--check] \\
         [--store docs/current_results.json] [--write README.md docs/results.md]
 
-Sets (rows, in this order): the bundled sample (Task 1), the 10 real dev questions (`../shared/crag/`, with the
+Sets (rows, in this order): the bundled sample (Task 1), the 10 real dev questions (`$CRAG_DATA/`, with the
 grader's tokenizer), the Task-2 and Task-3 samples, and the acceptance sets kg_wordings, kg_unseen (another KG),
 checkable and public_sql (`data/acceptance/`). Profiles (column groups): `cpu` (the default) and `g4dn` (on a GPU
 machine with the weights in place).
@@ -13,7 +13,7 @@ machine with the weights in place).
 Every set of `--sets` is run on every profile of `--profiles`, one at a time, as the command the table shows plus
 `--profile P --output-dir <output-root>/<P>/<set>`; a run directory that already has a summary is read, not rerun
 (`--rerun` runs it again afresh, `--no-resume`; an unfinished one resumes its predictions: the rule of every grid,
-`evaluation/experiments/grid.py`). A set whose data is not there (e.g. `../shared` not beside the checkout) is
+`evaluation/experiments/grid.py`). A set whose data is not there (e.g. CRAG's, where `$CRAG_DATA` lacks them) is
 skipped and its stored figure kept; a failed run is reported, keeps its stored figure and makes the exit status 1.
 The figures (normalized judge's correct / missing / hallucinated, median seconds per question, date, commit,
 machine) go to `--store`; every profile and set not run keeps its stored figure; the table is rendered from them

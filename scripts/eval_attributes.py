@@ -1,6 +1,6 @@
 """Accuracy and cost of the static/dynamic attribute predictor (ElectricSheep §4.2).
 
-    python scripts/eval_attributes.py [--profile cpu] [--eval ../shared/crag/dev_data.jsonl.bz2] [--llm-holdout 60]
+    python scripts/eval_attributes.py [--profile cpu] [--eval "$CRAG_DATA/dev_data.jsonl.bz2"] [--llm-holdout 60]
 
 Prints, in one run:
 - repeated stratified 5-fold cross-validation accuracy of both estimators (logreg, svm) on MiniLM
@@ -16,12 +16,13 @@ from __future__ import annotations
 import argparse
 
 from evaluation.experiments.attribute_accuracy import evaluate_attributes
+from models import crag_data
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--profile", default="cpu")
-    parser.add_argument("--eval", default="../shared/crag/dev_data.jsonl.bz2")
+    parser.add_argument("--eval", default=crag_data.DEV_DATA)
     parser.add_argument("--llm-holdout", type=int, default=60, help="training questions scored by the LLM method")
     parser.add_argument("--samples", type=int, default=5, help="self-consistency votes of the LLM method")
     parser.add_argument("--threads", type=int, default=1)

@@ -11,12 +11,12 @@ calibrated gate side by side, then fits on every candidate and writes the gate (
 coefficients, intercept, what it was fitted on, the cross-validated figures) as JSON for `verifier.gate_path`.
 `--gate` instead prints the same table for a fitted gate on runs it never saw. The rules' verdict is replayed
 under the profile's `verifier` thresholds (`--profile`). `--collect DIR` first runs `local_evaluation.py` (rules
-gate) on the package's own fit sets (`training.gate.fit.FIT_SUITES`: 432 KG template questions generated into
-DIR by `training/gate/kg_questions.py` (Task 2), the 269 web questions of `data/gate/` (Task 1), the KG wordings,
-checkable and public-SQL acceptance sets; none shares a question, by entity and gold answer in any words, with the
-bundled sample, the Task-2/3 samples, the dev questions or kg_unseen, and the three acceptance sets, also reported
-in docs/results.md, are marked in-sample there: tests/verify/test_held_out.py) into `DIR/<set>/`, skipping those
-already finished, and fits on them. The library is `training/gate/refit.py` (the fit: `training/gate/fit.py`).
+gate) on the package's own fit sets (`training.gate.fit.FIT_SUITES`, the catalogue's sets fitted on by the gate,
+`evaluation/sets.py`: KG template questions generated into DIR by `training/gate/kg_questions.py` (Task 2), the web
+questions of `data/gate/` (Task 1), the KG wordings, checkable and public-SQL acceptance sets; none shares a
+question, by entity and fact in any words, with a set held out from the gate, and the three acceptance sets, also
+reported in docs/results.md, are marked in-sample there: tests/verify/test_held_out.py) into `DIR/<set>/`,
+skipping those already finished, and fits on them; the gate records a digest of each fit set. The library is `training/gate/refit.py` (the fit: `training/gate/fit.py`).
 """
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tiny", action="store_true",
                         help="a tiny random Llama built here instead of --model (no weights needed)")
     parser.add_argument("--tokenizer", default="",
-                        help="--tiny's tokenizer folder (default: the grader's ../shared/crag/tokenizer when "
+                        help="--tiny's tokenizer folder (default: the grader's $CRAG_DATA/tokenizer when "
                              "present, else the packaged SmolLM2's)")
     parser.add_argument("--no-vllm", action="store_true", help="skip the vLLM checks (vLLM is in the image only)")
     parser.add_argument("--device", choices=("cuda", "cpu"), default="cuda",

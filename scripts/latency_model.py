@@ -4,6 +4,7 @@
     python scripts/latency_model.py trace --task 2 --limit 4 --out /tmp/lat-t2
     python scripts/latency_model.py trace --task 3 --limit 4 --data data/sample/crag_sample_task3.jsonl --out /tmp/lat-t3
     python scripts/latency_model.py project /tmp/lat-t1 /tmp/lat-t2 /tmp/lat-t3   # [--profiles g4dn g4dn-hf]
+    python scripts/latency_model.py project /tmp/lat-t3 --calibration gpu_bench.json  # measured constants (gpu_bench.py)
 
 `trace` runs `local_evaluation.py` on the CPU models with the g4dn profile's shapes (batch 16, 50 recalled
 and 10 reranked parents, 4,000 context tokens, 4 in-context KG examples, its token caps) and an unbounded
@@ -52,10 +53,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--servers", default="1,2,4,8", help="server counts for that projection")
     p.add_argument("--profiles", nargs="+", choices=PROFILES, default=list(PROFILES),
                    help="the g4dn profiles projected (their LLM backend: vLLM, or transformers + peft)")
+    p.add_argument("--calibration", default="",
+                   help="a scripts/gpu_bench.py JSON: its measured efficiencies and host costs replace the assumed ones")
     args = parser.parse_args(argv)
     if args.command == "trace":
         return trace(args.task, args.data, args.out, args.limit)
-    return project_runs(args.runs, args.dev_questions, args.servers, args.profiles)
+    return project_runs(args.runs, args.dev_questions, args.servers, args.profiles, args.calibration)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from submission.dev_data_history import DEV_DATA
+from models import crag_data
 from submission.image_requirements import PYPI
 from submission.preflight import CHECKS, run_preflight
 
@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="the submission checked (default: aicrowd.json's: cpu when it says \"gpu\": false)")
     parser.add_argument("--index-url", default=PYPI, help="the index the image's pip uses")
     parser.add_argument("--dev-data", default=None,
-                        help=f"CRAG's dev file for the history check (default: {DEV_DATA} from the repository; "
+                        help=f"CRAG's dev file for the history check (default: {crag_data.DEV_DATA}; "
                              "the check is skipped where it is absent)")
     args = parser.parse_args(argv)
     chosen = [c.strip() for c in args.only.split(",") if c.strip()]

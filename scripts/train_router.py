@@ -2,7 +2,7 @@
 
     python scripts/train_router.py                                   # data/router -> the profile's path
     python scripts/train_router.py --data crag_task_1_and_2_dev_v4.jsonl.bz2 data/router --compare
-    python scripts/train_router.py --eval ../shared/crag/dev_data.jsonl.bz2
+    python scripts/train_router.py --eval "$CRAG_DATA/dev_data.jsonl.bz2"
 
 The embedder is the profile's embedder (`--profile`, default `$CRAG_PROFILE`), because the router
 reads the vectors that embedder produces at inference. `--compare` prints repeated stratified 5-fold

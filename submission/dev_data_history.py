@@ -6,10 +6,10 @@ import re
 import subprocess
 from pathlib import Path
 
+from models import crag_data
 from submission.check_result import Result
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-DEV_DATA = "../shared/crag/dev_data.jsonl.bz2"  # CRAG's dev file, repo-relative; not shipped (README)
 SUBMISSION_BRANCH_FIX = ("tag the submission on a branch without this history (README 'Submitting'): git checkout "
                          "--orphan submission-tree && git commit -m 'submission tree', then tag that commit and push "
                          "only the tag")
@@ -96,11 +96,11 @@ def introduced(root: Path, hits: dict[str, str], rev: str = "HEAD") -> list[tupl
 
 def check_history(root: Path = REPO_ROOT, dev_data: str | Path | None = None, rev: str = "HEAD") -> Result:
     """No question or interaction id of CRAG's dev file in `rev`'s history (module docstring)."""
-    dev = Path(dev_data) if dev_data else root / DEV_DATA
+    dev = Path(dev_data) if dev_data else crag_data.crag_path(crag_data.DEV_FILE)
     if not dev.is_file():
         return Result("history", True, f"skipped: {dev} (CRAG's dev file, not shipped) is not here, so {rev}'s "
                       "history was not checked for its questions",
-                      f"put CRAG's dev file at {DEV_DATA} (from the repository) or pass --dev-data FILE", skipped=True)
+                      f"{crag_data.missing_message(crag_data.DEV_FILE, dev)}; or pass --dev-data FILE", skipped=True)
     anchors, questions = dev_needles(dev)
     hits, read = history_hits(root, anchors, rev)
     commits = subprocess.run(["git", "rev-list", "--count", rev], cwd=root, capture_output=True, text=True,

@@ -24,7 +24,7 @@ with the fix; SKIP when what it reads is absent):
 - lfs: every weight file over 1 MB is committed on HEAD and tracked by git-LFS.
 - aicrowd: `aicrowd.json` is valid JSON for the chosen task, with your AIcrowd user name.
 - history: no file version and no commit message in HEAD's history holds a question or an interaction id of
-  CRAG's dev file (`DEV_DATA`, read where it is present; SKIP where it is not). Old commits of this repository
+  CRAG's dev file (`$CRAG_DATA/dev_data.jsonl.bz2`, read where it is present; SKIP where it is not). Old commits of this repository
   hold some, so a submission is tagged on a branch made without that history (README "Submitting"). Each object
   of `git rev-list --objects HEAD` is read once (`git cat-file --batch`), text compared as
   tests/test_no_crag_data.py does (lower-cased, each run of non-alphanumerics one space, whole questions); the
@@ -378,7 +378,7 @@ def run_preflight(checks: list[str], task: int = 3, profile: str | None = None, 
     """Runs `checks` (names of CHECKS, in that order) for `task` and `profile` (None: the image's, `image_profile`,
     else DEFAULT_PROFILE), printing one line per result and a summary line; returns the exit status: 1 when a check
     failed (a WARN or SKIP does not fail), else 0. `dev_data`: the CRAG dev file the history check reads (None:
-    `dev_data_history.DEV_DATA` from the repository)."""
+    `$CRAG_DATA/dev_data.jsonl.bz2`, `models.crag_data`)."""
     chosen = VARIANTS[variant] if variant else submitted_variant()
     cpu_image = None if chosen.gpu else dockerfile_env(REPO_ROOT / chosen.dockerfile).get(IMAGE_PROFILE_ENV)
     profile = profile or cpu_image or image_profile() or DEFAULT_PROFILE

@@ -55,7 +55,7 @@ def tokenizer(model_folder):
 
 @pytest.fixture(scope="session")
 def tiny_llama(tmp_path_factory, model_folder):
-    """A tiny random Llama folder (`models/llm/tiny.py`) with the grader's tokenizer where ../shared has it, else
+    """A tiny random Llama folder (`models/llm/tiny.py`) with the grader's tokenizer where $CRAG_DATA has it, else
     the packaged SmolLM2's tokenizer (`default_tokenizer_dir`), so a fresh clone without the CRAG files still runs
     every test built on it."""
     from models.config import REPO_ROOT

@@ -95,6 +95,7 @@ def test_an_answer_gets_the_query_log_probability_of_the_source_it_was_answered_
     the answers, never derived from the pathway's."""
     from models.answering.attempt import Attempt
     from models.answering.verify_step import VerifyStep
+    from models.pathways import PUBLIC
     from models.run import QueryState
     from models.types import Query
     from models.verify import Decision, Stop
@@ -111,6 +112,6 @@ def test_an_answer_gets_the_query_log_probability_of_the_source_it_was_answered_
     state = QueryState(Query("1", "who won best picture in 2020?"))
     state.query_logprobs.update(public_data=-0.2, kg=-0.7)
     verifier = Recording()
-    VerifyStep(verifier).settle("public", [Attempt(state, "parasite", "parasite")], None, False, source="public_data")
+    VerifyStep(verifier).settle(PUBLIC, [Attempt(state, "parasite", "parasite")], None, False, source="public_data")
     assert verifier.candidates[0].signals["query_logprob"] == -0.2 and "kg_outcome" not in verifier.candidates[0].signals
     assert state.trace["attempts"][0]["verifier"]["stop"] == "supported" and state.stop == "supported"

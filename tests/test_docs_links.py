@@ -10,7 +10,9 @@
 - README.md and every docs/**/*.md: each file they cite in inline code (a path that starts with one of the
   repository's top-level entries, or any `NAME.md`) exists: in the repository (relative to its root or to the
   citing file; a bare `NAME.md` anywhere in it), in a git-ignored place an entrant fills (weights, adapters,
-  outputs), or among the files a run writes; placeholders (`NAME`, `taskN`) are not checked.
+  outputs), or among the files a run writes; placeholders (`NAME`, `taskN`) are not checked. A cited path
+  outside the repository (`../...`) is reported: a clone has nothing beside it. CRAG's own files are cited as
+  `$CRAG_DATA/<name>`, and `<name>` must be one the setting holds (`models.crag_data.FILES`).
 - README.md and every docs/**/*.md: each `#` heading has a blank line (or the file's edge) above and below it,
   so no heading is glued to a paragraph.
 - docs/results.md: each `##` section names the commit its figures were recorded in (`commit abc1234`).
@@ -21,6 +23,8 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
+
+from models import crag_data
 
 REPO = Path(__file__).resolve().parent.parent
 CODE_PLACES = ("models/", "evaluation/", "submission/", "training/", "mock_api/", "scripts/", ".ci/",
@@ -151,7 +155,7 @@ def stale_references(path: Path, root: Path) -> list[str]:
     return problems
 
 
-CITED_PATH = re.compile(r"^(?:\./)?[\w.+-]+(?:/[\w.+-]+)*/?$")
+CITED_PATH = re.compile(r"^(?:\./|\$CRAG_DATA/)?[\w.+-]+(?:/[\w.+-]+)*/?$")
 PLACEHOLDER = re.compile(r"NAME|(?<=[a-z])N(?=[./]|$)")
 RUN_OUTPUTS = ("report.md",)  # a Markdown file a run writes (beside predictions.jsonl in --output-dir)
 
@@ -177,6 +181,16 @@ def missing_citations(path: Path, root: Path, ignored=lambda relative: False) ->
     for line, cited in cited_paths(path.read_text(encoding="utf-8")):
         relative = cited.removeprefix("./").rstrip("/")
         if PLACEHOLDER.search(relative):
+            continue
+        if crag_data.crag_name(relative) is not None:  # CRAG's own files: a name the setting knows, not a path here
+            if crag_data.crag_name(relative).split("/")[0] not in crag_data.FILES:
+                problems.append(f"{path.relative_to(root)}:{line}: {cited} (not one of CRAG's files that "
+                                f"{crag_data.CRAG_DATA_ENV} holds: {', '.join(crag_data.FILES)})")
+            continue
+        if relative.startswith("../") and not (root / relative).resolve().is_relative_to(root.resolve()) \
+                and not (path.parent / relative).exists():
+            problems.append(f"{path.relative_to(root)}:{line}: {cited} (outside the repository: a user's clone "
+                            f"has nothing beside it; CRAG's files are `${crag_data.CRAG_DATA_ENV}/<name>`)")
             continue
         first = relative.split("/")[0]
         if relative.endswith(".md") and "/" not in relative:
@@ -337,6 +351,17 @@ def test_a_cited_file_that_does_not_exist_is_reported(tiny_repo):
     assert missing_citations(guide, tiny_repo)[0] == \
         f"docs/guide.md:{line + 1}: weights/model.bin (no such file or folder in the repository)"
     assert missing_citations(tiny_repo / "README.md", tiny_repo) == []
+
+
+def test_a_file_beside_the_repository_is_reported_and_crags_files_are_named_by_the_setting(tiny_repo):
+    guide = tiny_repo / "docs" / "guide.md"
+    guide.write_text(GUIDE + "\nCited: `../beside/crag/dev_data.jsonl.bz2`, `$CRAG_DATA/dev_data.jsonl.bz2`,\n"
+                             "`$CRAG_DATA/tokenizer`, `$CRAG_DATA/my_notes.txt` and `../README.md`.\n", encoding="utf-8")
+    line = GUIDE.count("\n") + 2
+    problems = missing_citations(guide, tiny_repo)
+    assert len(problems) == 2, problems
+    assert problems[0].startswith(f"docs/guide.md:{line}: ../beside/crag/dev_data.jsonl.bz2 (outside the repository")
+    assert problems[1].startswith(f"docs/guide.md:{line + 1}: $CRAG_DATA/my_notes.txt (not one of CRAG's files")
 
 
 def test_a_heading_glued_to_a_paragraph_is_reported(tiny_repo):

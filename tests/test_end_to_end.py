@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from models import crag_data
 from models.trace import LLM_CALL_KEYS, TRACE_KEYS
+from tests.packaged import crag_file
 
 REPO = Path(__file__).resolve().parent.parent
-DEV_DATA = REPO.parent / "shared" / "crag" / "dev_data.jsonl.bz2"
-TOKENIZER = REPO.parent / "shared" / "crag" / "tokenizer"
 
 
 def run_evaluation(tmp_path, *args, timeout=600):
@@ -64,11 +64,9 @@ def test_task2_starts_the_bundled_mock_api(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not (DEV_DATA.exists() and TOKENIZER.exists()),
-                    reason="the CRAG dev file and grader tokenizer (../shared/crag/) are not on this machine "
-                           "(not shipped in the repository)")
 def test_real_dev_data_with_the_grader_tokenizer(tmp_path):
-    metrics, predictions, out, _ = run_evaluation(tmp_path, "--data", str(DEV_DATA), "--tokenizer", str(TOKENIZER))
+    dev_data, tokenizer = crag_file(crag_data.DEV_FILE), crag_file(crag_data.TOKENIZER)
+    metrics, predictions, out, _ = run_evaluation(tmp_path, "--data", str(dev_data), "--tokenizer", str(tokenizer))
     check_outputs(metrics, predictions, out, 10)
 
 

@@ -9,7 +9,7 @@
   local_evaluation.py beside training (the evaluation's command line): each imports only floors below it.
 - No module outside tests/ is longer than about 450 lines (`MODULE_LINES`): a longer one holds more
   than one idea and is split by concern.
-- Inside evaluation/, the evaluator (its top-level modules) imports none of its rooms (experiments/, bench/,
+- Inside evaluation/, the evaluator (its top-level modules) imports none of its subpackages (experiments/, bench/,
   acceptance/, servers/), which import it.
 - `scripts/` are command lines over the libraries: none edits `sys.path`, imports another script, or grows past a
   screenful of argument parsing; nothing imports a script but the tests of its command line, and no test loads a

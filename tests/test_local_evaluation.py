@@ -1,4 +1,4 @@
-"""`local_evaluation.py` end to end with a stand-in model (the real pipeline's run is the lead's test)."""
+"""`local_evaluation.py` end to end with a stand-in model (the real pipeline's run is tests/test_end_to_end.py's)."""
 import contextlib
 import json
 import os
@@ -9,9 +9,12 @@ from pathlib import Path
 import pytest
 
 import local_evaluation
+from evaluation import local_run
 from evaluation.metrics import METRIC_KEYS
-from models.paths import resolve_repo_path, ModelNotFoundError
+from models import crag_data
+from models.paths import ModelNotFoundError
 from models.types import Answer
+from tests.packaged import crag_file
 
 QUESTIONS = [  # (query, gold, alt_ans, domain, the stand-in's answer)
     ("what is the capital of australia?", "canberra", [], "open", "Canberra"),
@@ -77,7 +80,7 @@ def _trace(answer):
 @pytest.fixture
 def stand_in(monkeypatch):
     StandInModel.fail_on_batch, StandInModel.built = None, []
-    monkeypatch.setattr(local_evaluation, "CragModel", StandInModel)
+    monkeypatch.setattr(local_run, "CragModel", StandInModel)
     monkeypatch.delenv("CRAG_MOCK_API_URL", raising=False)
     return StandInModel
 
@@ -171,7 +174,7 @@ def test_missing_weights_exit_2_without_a_traceback(data, tmp_path, monkeypatch,
     def missing(config):
         raise ModelNotFoundError("the LLM was not found at /models/x; place it there (docs/gpu.md 'Weights')")
 
-    monkeypatch.setattr(local_evaluation, "CragModel", missing)
+    monkeypatch.setattr(local_run, "CragModel", missing)
     assert run(data, tmp_path / "out") == 2
     err = capsys.readouterr().err
     assert "error: the LLM was not found at /models/x" in err and "Traceback" not in err
@@ -199,10 +202,7 @@ def test_tasks_2_and_3_start_the_mock_api_for_the_run(data, tmp_path, stand_in, 
 
 
 def test_exact_trim_with_the_grader_tokenizer(data, tmp_path, stand_in):
-    tokenizer = resolve_repo_path("../shared/crag/tokenizer")
-    if not tokenizer.exists():
-        pytest.skip("the grader's tokenizer ../shared/crag/tokenizer is not on this machine "
-                    "(not shipped in the repository)")
+    tokenizer = crag_file(crag_data.TOKENIZER)
     assert run(data, tmp_path / "out", "--tokenizer", str(tokenizer)) == 0
     assert "llama2-tokenizer" in json.loads((tmp_path / "out" / "summary.json").read_text())["trim"]
 
@@ -254,7 +254,7 @@ def test_the_run_folder_keeps_the_profile_the_pipeline_started_with(data, tmp_pa
             self.pipeline = types.SimpleNamespace(config=dataclasses.replace(
                 config, llm=dataclasses.replace(config.llm, adapters={})))
 
-    monkeypatch.setattr(local_evaluation, "CragModel", StartedWithoutAdapters)
+    monkeypatch.setattr(local_run, "CragModel", StartedWithoutAdapters)
     out = tmp_path / "out"
     assert run(data, out) == 0
     [model] = StandInModel.built

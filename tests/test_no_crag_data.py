@@ -1,7 +1,7 @@
 """No tracked file holds a question or gold answer of the real CRAG dev file: the package ships none of
 CRAG's data (README), so the dev questions stay an honest held-out check.
 
-The dev file is read at test time from ../shared/crag/ (never copied into the repository); the test prints only
+The dev file is read at test time from $CRAG_DATA (never copied into the repository); the test prints only
 counts and file names, never the matched text. Skipped, with its reason, where the file is absent: CRAG's data
 is not shipped, by design. What counts as holding one (text compared lower-cased, every run of non-alphanumerics
 as one space, whole words only):
@@ -24,9 +24,10 @@ import pytest
 
 from evaluation.experiments.context_recall import LINK_WORDS, STOP_WORDS, answer_keys
 from evaluation.data import load_examples
-from models.paths import REPO_ROOT, resolve_repo_path
+from models import crag_data
+from models.paths import REPO_ROOT
+from tests.packaged import crag_file
 
-DEV_DATA = resolve_repo_path("../shared/crag/dev_data.jsonl.bz2")
 
 
 def _norm(text: str) -> str:
@@ -69,9 +70,7 @@ def leaks(needles, texts: dict[str, str]) -> dict[str, Counter]:
 
 @pytest.fixture(scope="module")
 def needles():
-    if not DEV_DATA.exists():
-        pytest.skip(f"{DEV_DATA} is not here: CRAG's dev file is not shipped; this check runs where it is")
-    return dev_needles(list(load_examples(DEV_DATA)))
+    return dev_needles(list(load_examples(crag_file(crag_data.DEV_FILE))))
 
 
 def tracked_texts() -> dict[str, str]:

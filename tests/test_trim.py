@@ -5,11 +5,11 @@ import re
 
 import pytest
 
-from models.paths import resolve_repo_path, ModelNotFoundError
+from models import crag_data
+from models.paths import ModelNotFoundError
 from models.trim import RuleTrimmer, Trimmer, load_grader_trim
+from tests.packaged import crag_file
 
-TOKENIZER_DIR = resolve_repo_path("../shared/crag/tokenizer")
-DEV_FILE = resolve_repo_path("../shared/crag/dev_data.jsonl.bz2")
 LONG_ANSWER = ("The Golden State Warriors beat the Los Angeles Lakers 123 to 109 on October 18, 2022, at the Chase "
                "Center in San Francisco, where Stephen Curry scored 33 points and the team received its 2022 "
                "championship rings before the game, which opened the NBA season; Andrew Wiggins added 20 points "
@@ -18,12 +18,9 @@ LONG_ANSWER = ("The Golden State Warriors beat the Los Angeles Lakers 123 to 109
 
 @pytest.fixture(scope="module")
 def real():
-    if not (TOKENIZER_DIR / "tokenizer.json").exists():
-        pytest.skip("the grader's tokenizer ../shared/crag/tokenizer is not on this machine "
-                    "(not shipped in the repository)")
     from tokenizers import Tokenizer
 
-    return Tokenizer.from_file(str(TOKENIZER_DIR / "tokenizer.json"))
+    return Tokenizer.from_file(str(crag_file(crag_data.TOKENIZER) / "tokenizer.json"))
 
 
 def n_tokens(tokenizer, text: str) -> int:
@@ -31,7 +28,7 @@ def n_tokens(tokenizer, text: str) -> int:
 
 
 def test_exact_trim_keeps_75_tokens_of_a_long_answer(real):
-    trim = load_grader_trim(str(TOKENIZER_DIR))
+    trim = load_grader_trim(crag_data.GRADER_TOKENIZER)
     ids = real.encode(LONG_ANSWER).ids
     assert ids[0] == 1 and len(ids) - 1 > 75
     expected = real.decode(ids[1:76]).strip()
@@ -43,31 +40,28 @@ def test_exact_trim_keeps_75_tokens_of_a_long_answer(real):
 
 
 def test_exact_trim_leaves_short_answers_alone_and_is_loaded_once(real):
-    trim = load_grader_trim(str(TOKENIZER_DIR))
+    trim = load_grader_trim(crag_data.GRADER_TOKENIZER)
     assert trim("  Canberra \n") == "Canberra"
     assert trim("") == ""
-    assert load_grader_trim(str(TOKENIZER_DIR)) is trim
+    assert load_grader_trim(crag_data.GRADER_TOKENIZER) is trim
 
 
 def test_rule_trim_is_conservative_on_the_long_answer(real):
     trimmed = RuleTrimmer()(LONG_ANSWER)
-    assert 0 < len(trimmed) < len(load_grader_trim(str(TOKENIZER_DIR))(LONG_ANSWER))
+    assert 0 < len(trimmed) < len(load_grader_trim(crag_data.GRADER_TOKENIZER)(LONG_ANSWER))
     assert n_tokens(real, trimmed) <= 75
 
 
 def test_rule_trim_never_keeps_more_than_75_real_tokens_on_dev_prose(real):
-    if not DEV_FILE.exists():
-        pytest.skip("the CRAG dev file ../shared/crag/dev_data.jsonl.bz2 is not on this machine "
-                    "(not shipped in the repository)")
     texts = []
-    with bz2.open(DEV_FILE, "rt") as handle:
+    with bz2.open(crag_file(crag_data.DEV_FILE), "rt") as handle:
         for line in handle:
             row = json.loads(line)
             texts.append(row["answer"])
             texts += [re.sub(r"\s+", " ", page["page_snippet"]) for page in row["search_results"]]
     long_texts = [t for t in texts if n_tokens(real, t) > 75]
     assert len(long_texts) >= 20
-    exact, rule = load_grader_trim(str(TOKENIZER_DIR)), RuleTrimmer()
+    exact, rule = load_grader_trim(crag_data.GRADER_TOKENIZER), RuleTrimmer()
     kept = []
     for text in texts:
         assert n_tokens(real, rule(text)) <= 75, text

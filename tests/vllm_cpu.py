@@ -44,3 +44,19 @@ def cpu_vllm_generator(warm: bool = True, **llm_overrides):
     if warm:
         warm_up(generator, generator.adapters.names, ())
     return generator
+
+
+def assert_programs_parse(programs, domains) -> int:
+    """Every generated KG program is there and compiles, in its question's domain, to at least one statement. An
+    empty program, or "None", compiles to no statement without an error, so a check that only compiled would pass
+    on a run whose programs all came back empty. Returns how many were checked."""
+    from models.kg.apis.registry import compile_program
+    from models.kg.pathway import clean_program
+
+    programs, domains = list(programs), list(domains)
+    assert programs and len(programs) == len(domains), f"{len(programs)} programs for {len(domains)} questions"
+    for text, domain in zip(programs, domains):
+        program = clean_program(text)
+        assert program and program != "None", f"an empty program for a {domain} question: {text!r}"
+        assert compile_program(program, domain).statements, f"no statement in the {domain} program {program!r}"
+    return len(programs)

@@ -45,6 +45,13 @@ def labelling_overrides(settings: Settings, profile_llm, device: str, vllm_impor
                       "llm.kv_cache_bytes": CPU_KV_CACHE_BYTES}
     elif profile_llm.backend != "openai":
         overrides["llm.backend"] = "hf"
+        if device.startswith("cuda"):
+            # Memory arithmetic, not a measurement: the 8B's fp16 weights are 16.1 GB (8.03e9 parameters x 2 bytes),
+            # more than a 16 GB T4 holds once its CUDA context is made, so `.to("cuda")` cannot place the base on one
+            # card. accelerate's "auto" spreads the layers over every visible GPU (on 4x T4 a quarter of the weights
+            # each, the rest of each card for activations and a labelling batch's KV cache); on one larger GPU
+            # it puts the whole model there.
+            overrides["llm.device_map"] = "auto"
     if device == "cpu":
         overrides |= {"llm.dtype": "float32", "embedder.fp16": False, "web.reranker.fp16": False}
     return overrides | dict(settings.overrides)

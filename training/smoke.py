@@ -21,12 +21,12 @@ from pathlib import Path
 
 
 SAMPLE = Path("data/sample/crag_sample.jsonl")
-DEV = Path("../shared/crag/dev_data.jsonl.bz2")
 
 
 def run_smoke(out: Path, steps: int = 5, max_length: int = 1024, limit: int = 20, qlora: str = "auto",
               compare: int = 8, data: str | None = None, context_tokens: int = 600) -> dict:
     """Runs the three stages (module docstring); returns the numbers it prints."""
+    from models import crag_data
     from models.config import load_config
     from models.llm.generator import GenerationRequest
     from models.llm.hf_backend import HFGenerator
@@ -35,7 +35,7 @@ def run_smoke(out: Path, steps: int = 5, max_length: int = 1024, limit: int = 20
     from training.sft_data import read_records
     from training.train_lora import TrainConfig, train_files
 
-    data = data or str(next((p for p in (resolve_repo_path(SAMPLE), resolve_repo_path(DEV)) if p.exists()), SAMPLE))
+    data = data or str(next((p for p in (resolve_repo_path(SAMPLE), crag_data.crag_path(crag_data.DEV_FILE)) if p.exists()), SAMPLE))
     # Absolute, because the profile reads a relative adapter path against the models directory, not against the
     # working directory the outputs are written in (`outputs/smoke_training` is the command's default).
     out = out.resolve()

@@ -3,7 +3,7 @@ are `evaluation/experiments/judge_agreement.py`).
 
 `bench_judge` scores every labelled row with the judge named (`JUDGES`), then prints the agreement on decided rows
 and the undecided share (`summary_line`), the confusion matrix (`confusion_table`), the same per source and for the
-held-out batches, every false pass and disagreement (`row_line`), and whether the bars hold; it returns the exit
+held-out batches, every false pass and disagreement (`row_line`), and whether the thresholds hold; it returns the exit
 status, 0 when they do.
 """
 from __future__ import annotations
@@ -38,7 +38,7 @@ def row_line(row, verdict) -> str:
 
 
 def bench_judge(judge: str = "normalized", labels: str = str(LABELS_PATH), show_undecided: bool = False) -> int:
-    """Measures judge `judge` on the labelled rows of `labels` and prints the report; 0 when the bars hold, else 1.
+    """Measures judge `judge` on the labelled rows of `labels` and prints the report; 0 when the thresholds hold, else 1.
     `show_undecided` also lists the undecided rows."""
     result = measure(load_labels(labels), JUDGES[judge]())
     print(f"judge {judge} on {labels}")

@@ -12,6 +12,7 @@ import os
 
 from evaluation.experiments import context_recall
 from evaluation.experiments.context_recall import Key
+from models import crag_data
 from models.types import Query
 
 
@@ -26,6 +27,11 @@ class _WordCounter:
 
 
 def token_counter(tokenizer_dir: str):
+    """The grader's tokenizer's counter where `tokenizer_dir` holds it (`$CRAG_DATA/tokenizer` read through the
+    setting), else a word count."""
+    name = crag_data.crag_name(tokenizer_dir or "")
+    if name is not None:
+        tokenizer_dir = str(crag_data.crag_path(name))
     if tokenizer_dir and os.path.isdir(tokenizer_dir):
         from transformers import AutoTokenizer
 

@@ -21,6 +21,7 @@ import numpy as np
 from evaluation.bench.recall import answer_keys, found, page_texts, to_query, token_counter
 from evaluation.bench.task3 import task3_examples
 from evaluation.data import load_examples
+from models import crag_data
 from models.config import load_config
 from models.embedder import Embedder
 from models.web import format_context, make_web_retriever
@@ -144,8 +145,8 @@ def sweep_lines(row: Row, questions: list[Question], counter, max_tokens: int,
     return lines
 
 
-def bench_retrievers(data: str = "../shared/crag/dev_data.jsonl.bz2", profile: str = "cpu",
-                     tokenizer: str = "../shared/crag/tokenizer", limit: int | None = None,
+def bench_retrievers(data: str = crag_data.DEV_DATA, profile: str = "cpu",
+                     tokenizer: str = crag_data.GRADER_TOKENIZER, limit: int | None = None,
                      suites: list[str] = tuple(SUITES), rows_only: list[str] | None = None, sweep: bool = False,
                      threads: int = 1, output: str | None = None) -> int:
     """Every row (or only `rows_only`) on every suite of the first `limit` questions of `data`: prints each table

@@ -13,6 +13,7 @@ import time
 from dataclasses import replace
 
 from evaluation.data import load_examples
+from models import crag_data
 from models.attributes import AttributePredictor, binary_label
 from models.calculator.tool import NumericalCalculator
 from models.config import load_config
@@ -31,7 +32,7 @@ def timed(label: str, n: int, function, *args):
     return result
 
 
-def bench_stages(data: str = "../shared/crag/dev_data.jsonl.bz2", profile: str = "cpu", limit: int = 10,
+def bench_stages(data: str = crag_data.DEV_DATA, profile: str = "cpu", limit: int = 10,
                  threads: int = 1) -> None:
     """Times every stage on the first `limit` questions of `data` with `threads` torch threads, and prints."""
     logging.basicConfig(level=logging.WARNING)

@@ -17,6 +17,7 @@ import statistics
 import time
 
 from evaluation.data import GRADER_KEYS, load_examples
+from models import crag_data
 from models.config import load_config
 from models.crag_model import CragModel
 
@@ -50,7 +51,7 @@ def html_megabytes(example: dict) -> float:
     return sum(len(p.get("page_result") or "") for p in example["search_results"]) / 1e6
 
 
-def bench_task3(data: str = "../shared/crag/dev_data.jsonl.bz2", profile: str = "cpu", limit: int | None = None,
+def bench_task3(data: str = crag_data.DEV_DATA, profile: str = "cpu", limit: int | None = None,
                 no_stage_budgets: bool = False, traces: str | None = None) -> int:
     """Answers the first `limit` questions of `data` (each with 50 pages), printing per batch and the medians;
     `traces` writes each question's answer and trace as JSONL; `no_stage_budgets` empties the stage budgets."""

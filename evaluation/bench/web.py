@@ -22,6 +22,7 @@ from evaluation.experiments import context_recall
 from evaluation.bench.recall import answer_keys, found, page_texts, to_query, token_counter
 from evaluation.experiments.context_recall import Key
 from evaluation.data import load_examples
+from models import crag_data
 from models.config import load_config
 from models.embedder import Embedder
 from models.types import Chunk, Query
@@ -96,8 +97,8 @@ def run_sentence_chunks(embedder: Embedder, chunker: SentenceChunker, content: M
                hits), fallbacks
 
 
-def bench_web(data: str = "../shared/crag/dev_data.jsonl.bz2", answer_keys_file: str = "", profile: str = "cpu",
-              threads: int = 1, tokenizer: str = "../shared/crag/tokenizer", limit: int | None = None, task: int = 1,
+def bench_web(data: str = crag_data.DEV_DATA, answer_keys_file: str = "", profile: str = "cpu",
+              threads: int = 1, tokenizer: str = crag_data.GRADER_TOKENIZER, limit: int | None = None, task: int = 1,
               sentence_chunks: bool = False) -> None:
     """Measures every question of `data` (the first `limit`) and prints the table, then the medians and totals."""
     logging.basicConfig(level=logging.WARNING)

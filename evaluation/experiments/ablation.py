@@ -11,7 +11,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from evaluation.experiments.grid import SUITES, Outcome, Suite, run_cell, save_profile
+from evaluation.experiments.grid import SUITES, Outcome, run_cell, save_profile
+from evaluation.sets import Suite
 from evaluation.run_dir import Cell, RunDir
 
 WEB = {"web.main_content.enabled": True, "web.sentence_chunks.enabled": True}

@@ -16,6 +16,7 @@ from dataclasses import replace
 import numpy as np
 
 from evaluation.data import load_examples
+from models import crag_data
 from models.attributes import AttributeConfig, LLMAttributePredictor, binary_label, load_attribute_labels
 from models.config import load_config
 from models.routing.classifier import DomainClassifier, compare_estimators
@@ -32,7 +33,7 @@ def accuracy(predicted, gold) -> str:
     return f"{hits}/{len(gold)} = {hits / len(gold):.3f}" if gold else "n/a"
 
 
-def evaluate_attributes(profile: str = "cpu", eval_data: str = "../shared/crag/dev_data.jsonl.bz2",
+def evaluate_attributes(profile: str = "cpu", eval_data: str = crag_data.DEV_DATA,
                         llm_holdout: int = 60, samples: int = 5, threads: int = 1, no_llm: bool = False) -> None:
     """Prints every figure of the attribute predictor (the classifier's only, with `no_llm`)."""
     logging.basicConfig(level=logging.WARNING)

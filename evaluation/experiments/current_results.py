@@ -1,8 +1,8 @@
 """The one "current results" table of README.md and docs/results.md, made by a command (scripts/current_results.py)
 so that nobody types it.
 
-`SETS` are the measured sets, in the table's order, each a `Suite` of `evaluation.experiments.grid` whose `local_evaluation.py`
-arguments the table shows (`ResultSet.shown`); each (profile, set) is a grid cell (`evaluation.experiments.grid.run_cell`: a
+`SETS` are the measured sets, in the table's order: the reported sets of the catalogue (`evaluation.sets`), each a
+`Suite` whose `local_evaluation.py` arguments the table shows (`ResultSet.shown`); each (profile, set) is a grid cell (`evaluation.experiments.grid.run_cell`: a
 finished run is read, not run again, unless `rerun`). `read_cell` reads a finished run directory as one stored
 figure: the normalized judge's counts and the median seconds per question. The figures live in
 `docs/current_results.json` (`load_store` / `save_store`), `render` turns them into the Markdown block (a pure
@@ -23,8 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from evaluation.experiments.grid import SUITES, Outcome, Suite, run_cell, run_logged
-from evaluation.run_dir import RunDir
+from evaluation.experiments.grid import Outcome, run_cell, run_logged
+from evaluation.run_dir import RunDir, current_commit
+from evaluation.sets import Suite, reported_sets, sets_table
+from models import crag_data
 from models.config import REPO_ROOT
 
 PROFILES = ("cpu", "cpu-vllm", "g4dn")  # cpu-vllm: the cpu profile with its LLM on vLLM's CPU build
@@ -33,6 +35,9 @@ START = "<!-- current-results:start -->"
 END = "<!-- current-results:end -->"
 STORE = REPO_ROOT / "docs" / "current_results.json"
 DOCUMENTS = (REPO_ROOT / "README.md", REPO_ROOT / "docs" / "results.md")
+# The table of every set (`evaluation.sets.sets_table`), in docs/results.md beside the figures, made the same way.
+SETS_MARKERS = ("<!-- sets:start -->", "<!-- sets:end -->")
+SETS_DOCUMENT = REPO_ROOT / "docs" / "results.md"
 OUTPUT_ROOT = "outputs/current-results"
 COMMAND = "python scripts/current_results.py"
 
@@ -44,27 +49,25 @@ class ResultSet:
     suite: Suite
 
     def shown(self) -> str:
-        return shlex.join(["python", "local_evaluation.py", *self.suite.arguments()])
+        """The command as the docs print it: CRAG's files as `"$CRAG_DATA/<name>"`, for the shell to expand."""
+        return " ".join(f'"{arg}"' if crag_data.crag_name(arg) is not None else shlex.quote(arg)
+                        for arg in ["python", "local_evaluation.py", *self.suite.arguments()])
 
     def heading(self) -> str:
         return f"{self.label} ({self.size}, Task {self.suite.task})"
 
     def missing_inputs(self, root: Path = REPO_ROOT) -> list[str]:
-        """The input files or folders of this set that are not there (e.g. `../shared` not beside the checkout)."""
+        """The input files or folders of this set that are not there (e.g. CRAG's, where `$CRAG_DATA` lacks them)."""
         paths = [self.suite.data, self.suite.tokenizer, self.suite.kg_source]
-        return [path for path in paths if path and not (root / path).exists()]
+        return [path for path in paths if path and not self._where(path, root).exists()]
+
+    @staticmethod
+    def _where(path: str, root: Path) -> Path:
+        name = crag_data.crag_name(path)
+        return crag_data.crag_path(name) if name is not None else root / path
 
 
-SETS: dict[str, ResultSet] = {
-    "sample": ResultSet("bundled sample", 20, SUITES["sample"]),
-    "dev": ResultSet("real CRAG dev questions", 10, SUITES["dev"]),
-    "task2": ResultSet("Task-2 sample", 20, SUITES["task2"]),
-    "task3": ResultSet("Task-3 sample", 6, SUITES["task3"]),
-    "kg_wordings": ResultSet("KG wordings", 43, Suite("data/acceptance/kg_wordings.jsonl", 2)),
-    "kg_unseen": ResultSet("unseen KG", 62, SUITES["kg_unseen"]),
-    "checkable": ResultSet("checkable answers", 30, Suite("data/acceptance/checkable.jsonl", 2)),
-    "public_sql": ResultSet("public data in SQL", 37, Suite("data/acceptance/public_sql.jsonl", 1)),
-}
+SETS: dict[str, ResultSet] = {name: ResultSet(s.label, s.size, s.suite()) for name, s in reported_sets().items()}
 
 
 class MarkerError(ValueError):
@@ -95,22 +98,6 @@ def read_cell(run_dir: Path, commit: str | None, machine: str) -> dict | None:
     return {"correct": cell.correct, "missing": cell.missing, "hallucination": cell.hallucination,
             "total": cell.total, "median_s": median_seconds(run), "date": date, "commit": commit,
             "machine": machine, "judge": judge}
-
-
-def _git(*args: str) -> str | None:
-    try:
-        done = subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return done.stdout.strip() if done.returncode == 0 else None
-
-
-def current_commit() -> str:
-    """The short commit, `-dirty` when tracked files differ from it (untracked outputs do not count)."""
-    short = _git("rev-parse", "--short", "HEAD")
-    if short is None:
-        return "unknown"
-    return short + ("-dirty" if _git("status", "--porcelain", "--untracked-files=no") else "")
 
 
 def current_machine() -> str:
@@ -183,34 +170,35 @@ def render(store: dict) -> str:
     return "\n".join(lines)
 
 
-def _span(text: str, name: str) -> tuple[int, int]:
+def _span(text: str, name: str, markers: tuple[str, str] = (START, END)) -> tuple[int, int]:
     """Where the block of `text` starts and ends (between the markers); MarkerError naming `name` when the markers
     are missing, doubled or out of order."""
-    if text.count(START) != 1 or text.count(END) != 1:
-        raise MarkerError(f"{name}: needs exactly one {START} and one {END} "
-                          f"(found {text.count(START)} and {text.count(END)})")
-    start, end = text.index(START) + len(START), text.index(END)
+    first, last = markers
+    if text.count(first) != 1 or text.count(last) != 1:
+        raise MarkerError(f"{name}: needs exactly one {first} and one {last} "
+                          f"(found {text.count(first)} and {text.count(last)})")
+    start, end = text.index(first) + len(first), text.index(last)
     if end < start:
-        raise MarkerError(f"{name}: {END} comes before {START}")
+        raise MarkerError(f"{name}: {last} comes before {first}")
     return start, end
 
 
-def block_of(text: str, name: str) -> str:
+def block_of(text: str, name: str, markers: tuple[str, str] = (START, END)) -> str:
     """The block between the markers, without the line breaks that frame it."""
-    start, end = _span(text, name)
+    start, end = _span(text, name, markers)
     return text[start:end].strip("\n")
 
 
-def replace_block(text: str, block: str, name: str) -> str:
-    start, end = _span(text, name)
+def replace_block(text: str, block: str, name: str, markers: tuple[str, str] = (START, END)) -> str:
+    start, end = _span(text, name, markers)
     return text[:start] + "\n" + block + "\n" + text[end:]
 
 
-def write_block(block: str, paths: Sequence[Path]) -> None:
+def write_block(block: str, paths: Sequence[Path], markers: tuple[str, str] = (START, END)) -> None:
     """Puts `block` between the markers of every file of `paths`; every file is checked before any is written,
     so one bad file leaves them all as they were (MarkerError)."""
     texts = {Path(path): Path(path).read_text(encoding="utf-8") for path in paths}
-    new = {path: replace_block(text, block, str(path)) for path, text in texts.items()}
+    new = {path: replace_block(text, block, str(path), markers) for path, text in texts.items()}
     for path, text in new.items():
         if text != texts[path]:
             path.write_text(text, encoding="utf-8")
@@ -229,6 +217,14 @@ def stale(paths: Sequence[Path], store_path: Path = STORE) -> list[str]:
             continue
         if found != expected:
             problems.append(f"{path}: the current-results block is not the rendering of {store_path}")
+    if SETS_DOCUMENT in [Path(p) for p in paths]:
+        try:
+            found = block_of(SETS_DOCUMENT.read_text(encoding="utf-8"), str(SETS_DOCUMENT), SETS_MARKERS)
+        except (OSError, MarkerError) as exc:
+            problems.append(str(exc))
+        else:
+            if found != sets_table():
+                problems.append(f"{SETS_DOCUMENT}: the table of sets is not the rendering of evaluation/sets.py")
     return problems
 
 
@@ -282,6 +278,8 @@ def run_current_results(profiles: Sequence[str] = ("cpu",), sets: Sequence[str] 
         if not render_only:
             save_store(store, store_path)
         write_block(block, documents)
+        if SETS_DOCUMENT in [Path(p) for p in documents]:
+            write_block(sets_table(), [SETS_DOCUMENT], SETS_MARKERS)
         print(f"\nwritten: {store_path if not render_only else '(figures unchanged)'}, "
               + ", ".join(str(path) for path in documents))
     print("\n" + block)

@@ -2,8 +2,9 @@
 back with `evaluation.run_dir.RunDir`. The ablation, the mode comparison, the current-results table and the gate's
 fit sets are such grids.
 
-A suite is a data file read as one task (with the grader's tokenizer, or another KG's sources, where it needs
-them); `SUITES` are the ones the ablation and the mode comparison measure on. `save_profile` resolves and checks a
+A suite is a data file read as one task (`evaluation.sets.Suite`: with the grader's tokenizer, or another KG's
+sources, where it needs them); `SUITES` are the ones the ablation and the mode comparison measure on, the reported
+sets of the catalogue (`evaluation.sets`) held out from the answer gate. `save_profile` resolves and checks a
 configuration and saves it where its runs go, `command` is the `local_evaluation.py` command line of one cell and
 `run_cell` runs one cell under the one rule every grid follows:
 
@@ -19,47 +20,19 @@ import argparse
 import shlex
 import subprocess
 import sys
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Callable, Mapping
 
-from evaluation.data import DEFAULT_DATA_PATH
 from evaluation.run_dir import RunDir
+from evaluation.sets import GATE, Suite, held_out_sets
 from models.config import REPO_ROOT, ConfigError, load_config, save_config
 
 LOCAL_EVALUATION = REPO_ROOT / "local_evaluation.py"
 
 
-@dataclass(frozen=True)
-class Suite:
-    data: str
-    task: int
-    tokenizer: str | None = None
-    kg_source: str | None = None  # local_evaluation --kg-source: another KG's fixture-format sources
-
-    def arguments(self, explicit: bool = False) -> list[str]:
-        """The `local_evaluation.py` arguments that read this suite: those that differ from its defaults, or with
-        `explicit` the task and the data always (a run's log then says what it read)."""
-        args = []
-        if explicit or self.task != 1:
-            args += ["--task", str(self.task)]
-        if explicit or self.data != DEFAULT_DATA_PATH:
-            args += ["--data", self.data]
-        if self.tokenizer:
-            args += ["--tokenizer", self.tokenizer]
-        if self.kg_source:
-            args += ["--kg-source", self.kg_source]
-        return args
-
-
-SUITES = {
-    "sample": Suite("data/sample/crag_sample.jsonl", 1),
-    "dev": Suite("../shared/crag/dev_data.jsonl.bz2", 1, "../shared/crag/tokenizer"),
-    "task2": Suite("data/sample/crag_sample.jsonl", 2),
-    "task3": Suite("data/sample/crag_sample_task3.jsonl", 3),
-    "kg_unseen": Suite("data/acceptance/kg_unseen.jsonl", 2, kg_source="data/kg_acceptance"),
-}
+# The suites the ablation and the mode comparison measure on: the reported sets the answer gate was never fitted on.
+SUITES = {name: s.suite() for name, s in held_out_sets(GATE).items()}
 
 
 class Outcome(Enum):

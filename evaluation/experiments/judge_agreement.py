@@ -29,7 +29,7 @@ LABELS = ("correct", "incorrect")
 SOURCES = ("sample", "dev", "task2", "task3", "hard")
 ORIGINS = ("run", "written")
 UNJUDGED = "unjudged"
-MIN_AGREEMENT, MAX_UNDECIDED = 0.95, 0.10  # the judge's bars: agreement on decided rows, share undecided
+MIN_AGREEMENT, MAX_UNDECIDED = 0.95, 0.10  # the judge's thresholds: agreement on decided rows, share undecided
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,7 @@ class Agreement:
                 for source, idx in sorted(groups.items(), key=lambda kv: SOURCES.index(kv[0]))}
 
     def passes(self) -> bool:
-        """The bars: agreement on decided rows, undecided share, and no false pass on a hard row."""
+        """The thresholds: agreement on decided rows, undecided share, and no false pass on a hard row."""
         return self.agreement >= MIN_AGREEMENT and self.undecided <= MAX_UNDECIDED and \
             not any(row.source == "hard" for row, _ in self.false_passes())
 

@@ -18,16 +18,19 @@ import subprocess
 import tempfile
 import time
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
 import yaml
 
-from evaluation.experiments.grid import Suite, command
+from evaluation.experiments.grid import command
+from evaluation.sets import Suite
 from evaluation.run_dir import RunDir
 from models.config import REPO_ROOT, load_config
 from models.deadline import Deadline, batch_deadline_s
-from models.latency import BGE_BASE, BGE_RERANKER_V2_M3, EncoderLatency, HFLatency, LLMLatency
+from models.latency import (BGE_BASE, BGE_RERANKER_V2_M3, FMA_FRACTION_RANGE, Calibration, EncoderLatency, Efficiency,
+                            HFCosts, HFLatency, LLMLatency, calibrate)
 
 DEV_QUESTIONS = 2706  # CRAG's public Task 1-2 dev set (Task 3 asks the same questions with 50 pages each)
 BATCH = 16
@@ -35,6 +38,7 @@ HEADROOM_BAR = 0.30
 G4DN_GPUS = 4  # a g4dn.12xlarge's T4s
 PROFILES = ("g4dn", "g4dn-hf")
 KG_CALL_S = 0.050
+PER_QUESTION_S = 30.0  # the grader's time per question (CRAG: 30 s; a batch of 16 gets 16 x 30 s)
 CHARS_PER_TOKEN = 4
 ROUTER_OUTPUT_TOKENS = 4
 ANSWER_TEMPLATE_TOKENS = 300  # the answer prompts' instructions, question and query time around the context
@@ -185,16 +189,33 @@ def kg_calls(batch: list[dict]) -> int:
     return calls
 
 
-def llm_latency(profile: str = "g4dn") -> LLMLatency:
-    """The LLM time model of a g4dn profile's backend on the grader's four T4s: vLLM's tensor parallelism, or
-    transformers + peft with the layers split over the cards (`HFLatency`)."""
+def llm_latency(profile: str = "g4dn", efficiency: Efficiency = Efficiency(), hf_costs: HFCosts = HFCosts()) -> LLMLatency:
+    """The LLM time model of a g4dn profile's backend on the grader's four T4s: vLLM's tensor parallelism (its
+    Triton attention and LoRA kernels), or transformers + peft with the layers split over the cards (`HFLatency`)."""
     llm = load_config(profile).llm
     if llm.backend == "hf":
-        return HFLatency(cards=G4DN_GPUS, max_batch_size=llm.max_batch_size)
-    return LLMLatency(tensor_parallel=llm.tensor_parallel_size)
+        return HFLatency(cards=G4DN_GPUS, max_batch_size=llm.max_batch_size, efficiency=efficiency, costs=hf_costs)
+    return LLMLatency(tensor_parallel=llm.tensor_parallel_size, efficiency=efficiency)
 
 
-def project(run: Path, tokenizer, llm: LLMLatency, profile: str = "g4dn") -> dict:
+def load_calibration(path: str | Path | None) -> Calibration:
+    """The constants of a `scripts/gpu_bench.py` run (`models.latency.calibrate`), or the assumed ones without one."""
+    if not path:
+        return Calibration(Efficiency(), HFCosts(), ("no calibration run: every efficiency and host cost is the "
+                                                     "stated assumption of models/latency.py",))
+    return calibrate(json.loads(Path(path).read_text(encoding="utf-8")))
+
+
+def per_question(result: dict) -> dict:
+    """A batch's worst case per question, and its margins: to the grader's 30 s a question and to the runtime
+    deadline of the whole batch."""
+    worst = result["worst_s"] / BATCH
+    return {"worst_per_question_s": worst, "margin_per_question_s": PER_QUESTION_S - worst,
+            "margin_batch_s": result["budget_s"] - result["worst_s"]}
+
+
+def project(run: Path, tokenizer, llm: LLMLatency, profile: str = "g4dn",
+            encoder_efficiency: Efficiency = Efficiency()) -> dict:
     from evaluation.data import load_examples
 
     manifest, rows = read_run(run)
@@ -220,9 +241,9 @@ def project(run: Path, tokenizer, llm: LLMLatency, profile: str = "g4dn") -> dic
                                    [config.pipeline.answer_adapter] * BATCH))
     web = web_work(batch, examples, config)
     stages["web: parse + chunk (host CPU, one core)"] = (web["parse_s"], web["parse_s"])
-    embed = EncoderLatency(BGE_BASE).seconds(web["child_tokens"])
+    embed = EncoderLatency(BGE_BASE, efficiency=encoder_efficiency).seconds(web["child_tokens"])
     stages[f"web: embed {len(web['child_tokens'])} chunks (bge-base)"] = (embed, embed)
-    rerank = EncoderLatency(BGE_RERANKER_V2_M3).seconds(web["pairs"] + web["snippet_pairs"])
+    rerank = EncoderLatency(BGE_RERANKER_V2_M3, efficiency=encoder_efficiency).seconds(web["pairs"] + web["snippet_pairs"])
     stages[f"web: rerank {len(web['pairs']) + len(web['snippet_pairs'])} pairs (bge-reranker-v2-m3)"] = (rerank, rerank)
     if manifest["task"] in (2, 3):
         calls, most = kg_calls(batch), BATCH * config.kg.max_calls_per_question
@@ -274,28 +295,55 @@ def print_dev_set_projection(results: list[dict], questions: int, servers: list[
 def describe(llm: LLMLatency) -> str:
     if isinstance(llm, HFLatency):
         return (f"transformers + peft, layers split over {llm.cards} cards (device_map auto), "
-                f"at most {llm.max_batch_size} rows per generate call")
-    return f"vLLM, tensor parallel {llm.tp}"
+                f"at most {llm.max_batch_size} rows per generate call; cuBLAS GEMMs and PyTorch attention on the "
+                f"tensor cores, {llm.costs.step_overhead_s * 1e3:.1f} ms host work per step, peft "
+                f"+{llm.costs.peft_step_overhead_s * 1e3:.1f} ms")
+    return (f"vLLM, tensor parallel {llm.tp}; cuBLAS GEMMs on the tensor cores, Triton attention and LoRA at "
+            f"{llm.kernel_rate / 1e12:.2f} TFLOP/s per GPU (FMA, {llm.eff.fma_fraction:.0%} of the fp32 peak)")
+
+
+def print_summary(results: list[dict]) -> None:
+    print("\n| profile | task | as traced (s) | worst case (s) | worst case, Triton FMA band (s) | worst per question "
+          "(s) | margin to 30 s a question | margin to the batch deadline |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in results:
+        q = per_question(r)
+        band = (f"{r['band'][0]:.1f} - {r['band'][1]:.1f}" if r.get("band") else "n/a (no Triton kernels)")
+        print(f"| {r['profile']} | {r['task']} | {r['traced_s']:.1f} | {r['worst_s']:.1f} | {band} | "
+              f"{q['worst_per_question_s']:.2f} | {q['margin_per_question_s']:.1f} s | {q['margin_batch_s']:.0f} s "
+              f"({r['headroom']:.0%}) |")
 
 
 def project_runs(runs: list[str], dev_questions: int = DEV_QUESTIONS, servers: str = "1,2,4,8",
-                 profiles: Sequence[str] = PROFILES) -> int:
+                 profiles: Sequence[str] = PROFILES, calibration: str | Path | None = None) -> int:
     """Projects each traced run onto 4x T4 under each profile and prints it (with `dev_questions`, the whole data
-    set on each comma-separated count of `servers`); 1 when a task's worst-case headroom is under the bar under a
-    profile, else 0."""
+    set on each comma-separated count of `servers`), with the constants of `calibration` (a scripts/gpu_bench.py
+    JSON) where given; vLLM's worst case also at both ends of `FMA_FRACTION_RANGE`. Returns 1 when a task's
+    worst-case headroom is under the bar under a profile, else 0."""
     g4dn = load_config("g4dn")
     p = g4dn.pipeline
+    calibrated = load_calibration(calibration)
     print(f"4x T4, fp16; constants and sources: models/latency.py; "
           f"budget {budget_s(g4dn):.0f} s per batch of {BATCH} (the runtime deadline: {BATCH} x "
           f"{p.per_question_budget_s:g} s less the {p.deadline_margin_s:g} s margin); bar: headroom >= {HEADROOM_BAR:.0%} in the worst case")
+    print(f"calibration: {calibration or 'none'}")
+    for note in calibrated.notes:
+        print(f"- {note}")
     tokenizer = _tokenizer()
     results = []
     for profile in profiles:
-        llm = llm_latency(profile)
+        llm = llm_latency(profile, calibrated.efficiency, calibrated.hf_costs)
         print(f"\n## {profile}: {describe(llm)}")
         for run in runs:
-            results.append(project(Path(run), tokenizer, llm, profile))
-            print_projection(results[-1])
+            result = project(Path(run), tokenizer, llm, profile, calibrated.efficiency)
+            if llm.triton_kernels:
+                result["band"] = tuple(
+                    project(Path(run), tokenizer, llm_latency(profile, replace(calibrated.efficiency, fma_fraction=f),
+                                                              calibrated.hf_costs), profile,
+                            calibrated.efficiency)["worst_s"] for f in FMA_FRACTION_RANGE[::-1])
+            results.append(result)
+            print_projection(result)
+    print_summary(results)
     if dev_questions:
         print_dev_set_projection(results, dev_questions, [int(n) for n in servers.split(",")])
     failing = [f"{r['profile']} Task {r['task']}" for r in results if r["headroom"] < HEADROOM_BAR]

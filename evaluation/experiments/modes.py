@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evaluation.experiments.context_recall import answer_keys, found
-from evaluation.experiments.grid import SUITES as ABLATION_SUITES, Outcome, Suite, run_cell, save_profile
+from evaluation.experiments.grid import SUITES as ABLATION_SUITES, Outcome, run_cell, save_profile
+from evaluation.sets import SETS as CATALOGUE
 from evaluation.run_dir import Cell, RunDir
+from models.pathways import named
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +27,7 @@ MODES: dict[str, dict] = {
     "omni": {"pipeline.mode": "omni"},
     "omni-every-source": {"pipeline.mode": "omni", "omni.selection.k": 16, "omni.selection.min_score": -1.0},
 }
-SUITES = {**ABLATION_SUITES, "public": Suite("data/acceptance/public_sql.jsonl", 1)}
+SUITES = {**ABLATION_SUITES, "public": CATALOGUE["public_sql"].suite()}
 GOLD_RUN = "omni-every-source"
 STRUCTURED = ("kg", "sql", "public_data")
 
@@ -65,7 +67,7 @@ def attempt_texts(record: dict) -> list[str]:
     texts = []
     for attempt in (record.get("trace") or {}).get("attempts") or []:
         texts += [c.get("text", "") for c in attempt.get("chunks") or []]
-        if str(attempt.get("pathway", "")).endswith("-direct"):
+        if attempt.get("pathway") and named(attempt["pathway"]).own_value:
             texts.append(str(attempt.get("candidate") or ""))
     return texts
 

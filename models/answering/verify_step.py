@@ -11,6 +11,7 @@ from typing import Sequence
 
 from models.answering.attempt import Attempt
 from models.llm.postprocess import is_idk
+from models.pathways import Pathway
 from models.types import IDK, INVALID, Answer, Chunk
 from models.verify import Candidate, Stop, Verifier
 from models.verify.decision import Decision, render
@@ -29,7 +30,7 @@ class VerifyStep:
     def __init__(self, verifier: Verifier, attribute_policy=None):
         self.verifier, self.attribute_policy = verifier, attribute_policy
 
-    def settle(self, pathway: str, attempts: Sequence[Attempt], deadline, final: bool, source: str = "") -> None:
+    def settle(self, pathway: Pathway, attempts: Sequence[Attempt], deadline, final: bool, source: str = "") -> None:
         """Checks `attempts`, answers of `pathway` from the evidence of `source` (its registry name; "" = no one
         source's: OmniRetrieval's selected context), and settles the queries they answer."""
         attempts = list(attempts)
@@ -45,7 +46,7 @@ class VerifyStep:
             decisions = self.attribute_policy.apply([a.state for a in attempts], decisions)
         for attempt, decision in zip(attempts, decisions):
             state, raw = attempt.state, attempt.raw
-            traced = {"pathway": pathway, "raw_output": raw or "", "candidate": attempt.answer,
+            traced = {"pathway": pathway.name, "raw_output": raw or "", "candidate": attempt.answer,
                       "chunks": [chunk_trace(c) for c in attempt.chunks]}
             traced["verifier"] = decision.as_trace()
             answer_text, accepted = decision.answer, decision.accepted
@@ -55,14 +56,15 @@ class VerifyStep:
             state.trace["attempts"].append(traced)
             state.reason, state.stop = traced["verifier"]["reason"], traced["verifier"]["stop"]
             if (accepted and not is_idk(answer_text) and answer_text != INVALID) or final:
-                state.answer = Answer(answer_text, pathway, state.domain, {"chunks": len(attempt.chunks)})
+                state.answer = Answer(answer_text, pathway.name, state.domain, {"chunks": len(attempt.chunks)})
 
 
-def candidate(attempt: Attempt, pathway: str, source: str = "") -> Candidate:
-    """What the verifier checks: the answer, the evidence it came from (structured facts first), and for a KG
-    value the program that produced it, as parsed (read from the KG evidence, never from the trace)."""
+def candidate(attempt: Attempt, pathway: Pathway, source: str = "") -> Candidate:
+    """What the verifier checks: the answer, the evidence it came from (structured facts first), and for a
+    source's own value the program that produced it, as parsed (read from the source's evidence, never from the
+    trace; a source without one, SQL, gives none)."""
     state = attempt.state
-    calls = tuple(state.evidence_of("kg").provenance.get("calls", ())) if pathway == "kg-direct" else ()
+    calls = tuple(state.evidence_of(source).provenance.get("calls", ())) if pathway.own_value and source else ()
     return Candidate(state.query.text, attempt.answer, tuple(c.text for c in attempt.chunks), pathway,
                      facts=sum(c.kind in _FACT_KINDS for c in attempt.chunks), calls=calls,
                      signals=signals(attempt, source))

@@ -27,7 +27,6 @@ from models.kg.checks.program_checks import not_final, refused
 from models.kg.config import KGConfig
 from models.kg.examples import ExamplePool
 from models.kg.executor import ExecutionResult, Limits, execute
-from models.kg import outcomes
 from models.kg.format import format_answer_value, join_answers
 from models.kg.language.ast import Call, Condition, ListArg, SelectKey, Star, format_program
 from models.kg.language.errors import KGError
@@ -38,6 +37,7 @@ from models.llm.constraints import DecodingConstraint
 from models.llm.generator import GenerationRequest
 from models.llm.prompts import PromptLibrary
 from models.paths import resolve_repo_path
+from models.pathways import KGOutcome
 from models.types import DOMAINS, Query
 
 log = logging.getLogger(__name__)
@@ -53,7 +53,7 @@ class KGEvidence:
 
     Attributes:
         program: the cleaned program text.
-        outcome: one of `models/kg/outcomes.py`: empty (no program / "None") | parse-error | refused (a check:
+        outcome: one of `KGOutcome` (models/pathways.py): empty (no program / "None") | parse-error | refused (a check:
             `checks`) | api-error | failed | executed | stopped | no-data.
         facts: verbalised facts for the answer prompt.
         direct: the final statement's value, count or average formatted as an answer ("" = none: rows, or
@@ -67,7 +67,7 @@ class KGEvidence:
     """
 
     program: str = ""
-    outcome: str = outcomes.EMPTY
+    outcome: str = KGOutcome.EMPTY
     facts: tuple[str, ...] = ()
     direct: str = ""
     error: str = ""
@@ -195,25 +195,25 @@ class KGPathway:
         """Runs the generated program; every failure is an outcome, never an exception."""
         text = clean_program(program_text)
         if not text:
-            return KGEvidence(text, outcomes.EMPTY)
+            return KGEvidence(text, KGOutcome.EMPTY)
         try:
             program = compile_program(text, domain)
             program, before = self.checks.before(program, query, signatures(domain)) if program.statements \
                 else (program, [])
         except KGError as exc:
             log.info("KG program for %s does not compile: %s", query.interaction_id, exc)
-            return KGEvidence(text, outcomes.PARSE_ERROR, error=str(exc))
+            return KGEvidence(text, KGOutcome.PARSE_ERROR, error=str(exc))
         except Exception as exc:  # noqa: BLE001 - a bug must cost one question, not the batch
             log.exception("KG pathway failed for %s on program %r", query.interaction_id, text)
-            return KGEvidence(text, outcomes.FAILED, error=f"{type(exc).__name__}: {exc}")
+            return KGEvidence(text, KGOutcome.FAILED, error=f"{type(exc).__name__}: {exc}")
         if not program.statements:
-            return KGEvidence(text, outcomes.EMPTY)
+            return KGEvidence(text, KGOutcome.EMPTY)
         calls, checks = describe_calls(program), tuple(c.as_trace() for c in before)
         repaired = format_program(program) if any(c.verdict == "repaired" for c in before) else ""
         refusal = refused(before)
         if refusal is not None:
             log.info("KG program for %s refused: %s", query.interaction_id, refusal.why)
-            return KGEvidence(text, outcomes.REFUSED, error=refusal.why, calls=calls, checks=checks, repaired=repaired)
+            return KGEvidence(text, KGOutcome.REFUSED, error=refusal.why, calls=calls, checks=checks, repaired=repaired)
         try:
             # the HTTP client's calls end by the stage deadline too, not only start before it
             bounded = getattr(self.client, "bounded_by", None)
@@ -223,10 +223,10 @@ class KGPathway:
             facts = verbalize(result, self.config.max_fact_chars, self.config.max_listed)
         except KGError as exc:
             log.info("no KG evidence for %s: %s", query.interaction_id, exc)
-            return KGEvidence(text, outcomes.API_ERROR, error=str(exc), calls=calls, checks=checks, repaired=repaired)
+            return KGEvidence(text, KGOutcome.API_ERROR, error=str(exc), calls=calls, checks=checks, repaired=repaired)
         except Exception as exc:  # noqa: BLE001 - a bug or a transport error must cost one question, not the batch
             log.exception("KG pathway failed for %s on program %r", query.interaction_id, text)
-            return KGEvidence(text, outcomes.FAILED, error=f"{type(exc).__name__}: {exc}", calls=calls, checks=checks,
+            return KGEvidence(text, KGOutcome.FAILED, error=f"{type(exc).__name__}: {exc}", calls=calls, checks=checks,
                               repaired=repaired)
         if result.stopped:
             log.info("KG program for %s stopped early: %s", query.interaction_id, result.stopped)
@@ -234,16 +234,16 @@ class KGPathway:
         if not facts:
             # What the program found nothing of is traced, not used: the fixture server answers a failure
             # (500, bad JSON) with an empty result too, so "no data" cannot yet be told from "no answer".
-            return KGEvidence(text, outcomes.NO_DATA, statements=statements, calls=calls, checks=checks, repaired=repaired)
+            return KGEvidence(text, KGOutcome.NO_DATA, statements=statements, calls=calls, checks=checks, repaired=repaired)
         direct = direct_answer(result, max_direct_items)
         after = self._after(program, result, query, direct)
         checks += tuple(c.as_trace() for c in after)
         refusal = refused(after)
         if refusal is not None:
             log.info("KG evidence for %s refused: %s", query.interaction_id, refusal.why)
-            return KGEvidence(text, outcomes.REFUSED, error=refusal.why, statements=statements, calls=calls,
+            return KGEvidence(text, KGOutcome.REFUSED, error=refusal.why, statements=statements, calls=calls,
                               checks=checks, repaired=repaired)
-        outcome = outcomes.STOPPED if result.stopped else outcomes.EXECUTED
+        outcome = KGOutcome.STOPPED if result.stopped else KGOutcome.EXECUTED
         return KGEvidence(text, outcome, tuple(facts), "" if not_final(after) else direct, error=result.stopped,
                           statements=statements, calls=calls, checks=checks, repaired=repaired)
 

@@ -5,7 +5,7 @@ Checks that must run where no 8B can be downloaded (a fresh clone's tests, a ren
 the same LoRA target modules (q/k/v/up/down/gate), a tokenizer with a chat template. Its outputs are noise; a
 check built on it asserts shapes, order, dtypes and plumbing, never answer quality.
 
-The tokenizer is whichever folder the caller names (the grader's Llama-2 tokenizer in ../shared/crag/tokenizer,
+The tokenizer is whichever folder the caller names (the grader's Llama-2 tokenizer in $CRAG_DATA/tokenizer,
 or the packaged SmolLM2's). One that ships no chat template gets Llama-2's `[INST]` template, so both backends
 can render chat messages.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from models.paths import REPO_ROOT
+from models import crag_data
 
 # Llama-2's chat format (the grader's tokenizer ships without a template): a system turn folded into the first
 # user turn, each user turn in [INST] ... [/INST], each assistant turn followed by the end-of-sequence token.
@@ -65,17 +65,16 @@ def save_tiny_llama(out_dir: str | Path, tokenizer_dir: str | Path, *, hidden_si
     return out
 
 
-GRADER_TOKENIZER = "../shared/crag/tokenizer"  # the grader's Llama-2 tokenizer, beside the repo (not shipped)
 
 
 def default_tokenizer_dir(models_dir: str) -> Path:
-    """The tokenizer a tiny model gets when nobody names one: the grader's (`GRADER_TOKENIZER`, relative to the
-    repo root) where it is present, so prompts are cut as the grader's Llama counts them; else the packaged
+    """The tokenizer a tiny model gets when nobody names one: the grader's (`$CRAG_DATA/tokenizer`,
+    `models.crag_data`) where it is present, so prompts are cut as the grader's Llama counts them; else the packaged
     SmolLM2's (converted once from its GGUF), so a fresh clone without the CRAG files still builds one."""
     from models.llm.checkpoint import resolve_checkpoint
     from models.llm.config import LLMConfig
 
-    grader = REPO_ROOT / GRADER_TOKENIZER
+    grader = crag_data.crag_path(crag_data.TOKENIZER)
     if (grader / "tokenizer.json").is_file():
         return grader
     return Path(resolve_checkpoint(LLMConfig().path, models_dir, LLMConfig().cache_dir))

@@ -55,6 +55,7 @@ from models.llm.config import LLMConfig
 from models.llm.errors import BackendUnavailableError
 from models.llm.generator import GenerationRequest
 from models.llm.gpus import gpu_name, visible_gpu_count
+from models.llm.vllm_args import device_args, engine_args
 from models.llm.vllm_engine import EngineDriver
 
 log = logging.getLogger(__name__)
@@ -137,8 +138,7 @@ def _cuda_engine_args(config: LLMConfig, gpu_count: Callable[[], int]) -> dict:
             f"llm.tensor_parallel_size is {config.tensor_parallel_size} but only {gpus} GPU(s) are visible "
             f"(CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', 'unset')}); lower it or expose "
             "more GPUs")
-    return dict(dtype=config.dtype, tensor_parallel_size=config.tensor_parallel_size,
-                gpu_memory_utilization=config.gpu_memory_utilization)
+    return device_args(config)
 
 
 def _cpu_engine_args(config: LLMConfig) -> dict:
@@ -180,28 +180,20 @@ class VLLMGenerator(ChatBackend):
         """
         on_cpu = config.device == "cpu"
         if on_cpu:  # before anything is imported or loaded: a CPU the wheel cannot use, a cache that cannot fit
-            device_args = _cpu_engine_args(config)
+            device = _cpu_engine_args(config)
         self.vllm = vllm or import_vllm()  # first: `import vllm` makes torch's own CUDA probes go through NVML
         if not on_cpu:
-            device_args = _cuda_engine_args(config, gpu_count)
+            device = _cuda_engine_args(config, gpu_count)
         self.config = config
         self.adapters = AdapterRegistry(config.adapters, models_dir)
         self.missing_adapters: dict[str, str] = {}  # a missing folder fails above (the profile is rewritten first)
         folder = resolve_checkpoint(config.path, models_dir, config.cache_dir)
         self.latency = _latency_model(config, folder, device_name)  # before the engine: a bad llm.gpu fails fast
-        lora = {}
-        if len(self.adapters):  # LoRA slots cost GPU memory: only reserve them when adapters exist
-            slots = config.max_loras
-            if on_cpu:  # a spare, empty last slot: vLLM's CPU ops read a base row's index -1 as the last slot
-                from models.llm.cpu_host import cpu_lora_slots
-
-                slots = cpu_lora_slots(config.max_loras, len(self.adapters))
-                log.info("vLLM on CPU: %d LoRA slots for %d adapters (the last kept empty for base-model rows)",
-                         slots, len(self.adapters))
-            lora = dict(enable_lora=True, max_loras=slots, max_lora_rank=config.max_lora_rank)
-        self.llm = self.vllm.LLM(
-            model=str(folder), max_model_len=config.max_model_len, enforce_eager=config.enforce_eager,
-            seed=config.seed, **device_args, **lora)
+        args = engine_args(config, folder, len(self.adapters), device)  # the server's flags too (vllm_args.py)
+        if on_cpu and len(self.adapters):  # a spare, empty last slot: CPU ops read a base row's -1 as the last slot
+            log.info("vLLM on CPU: %d LoRA slots for %d adapters (the last kept empty for base-model rows)",
+                     args["max_loras"], len(self.adapters))
+        self.llm = self.vllm.LLM(**args)
         self.chat = ChatFormatter(self.llm.get_tokenizer(), config.max_model_len)
         self.driver = EngineDriver(self.llm.llm_engine)
         self._lora_requests = {a.name: self.vllm.LoRARequest(a.name, a.int_id, str(a.path)) for a in self.adapters}

@@ -17,6 +17,7 @@ from models.deadline import Deadline
 from models.evidence import Evidence
 from models.omni.consolidate import Consolidated, EvidenceSelector
 from models.omni.selection import SourceSelector
+from models.pathways import OMNI, Pathway
 from models.run import BatchRun, QueryState
 from models.sources.base import Source
 from models.sources.gather import gather
@@ -44,7 +45,8 @@ class OmniMode:
                 source, run, [s for s in states if s.engaged is None or source.descriptor.name in s.engaged], d,
                 self.generator, self.config.answering.logprobs), deadline)
         run.stage("select evidence", lambda states, d: self._select_evidence(sources, states), deadline)
-        run.stage("answer", lambda states, d: self._answer_selected(run, states, d), deadline)
+        own_values = {s.descriptor.name: s.descriptor.own_value for s in sources}
+        run.stage("answer", lambda states, d: self._answer_selected(run, states, own_values, d), deadline)
 
     def _select_sources(self, sources: list[Source], states: list[QueryState], deadline: Deadline) -> None:
         descriptors = [s.descriptor for s in sources]
@@ -63,19 +65,24 @@ class OmniMode:
             state.evidence["omni"] = _as_evidence(picked)
             state.trace.setdefault("omni", {})["evidence"] = dict(picked.trace)
 
-    def _answer_selected(self, run: BatchRun, states: list[QueryState], deadline: Deadline) -> None:
-        """The kept exact value where there is one (checked against its source's items, as in db3), then one
-        answer call over the whole selected context for every query still open; that answer is final."""
+    def _answer_selected(self, run: BatchRun, states: list[QueryState], own_values: dict[str, Pathway | None],
+                         deadline: Deadline) -> None:
+        """The kept exact value where there is one (checked against its source's items, as in db3, under the
+        source's declared own-value pathway), then one answer call over the whole selected context for every query
+        still open; that answer is final."""
         direct = [s for s in states if s.evidence_of("omni").direct]
         for source in dict.fromkeys(_exact_source(s) for s in direct):
-            self.verify.settle(f"{source}-direct", [_chosen(s) for s in direct if _exact_source(s) == source],
+            pathway = own_values.get(source)
+            if pathway is None:  # a direct value its source never declared would be checked as a model's answer
+                raise ValueError(f"source {source!r} gave an exact value but declares no `Descriptor.own_value`")
+            self.verify.settle(pathway, [_chosen(s) for s in direct if _exact_source(s) == source],
                                deadline, final=False, source=source)
         rest = [s for s in states if s.answer is None]
         if not rest:
             return
         p = self.config.pipeline
         contexts = [(s, list(s.evidence_of("omni").items)) for s in rest]
-        pathway, attempts = self.answerer.answer(run, contexts, "omni", p.answer_prompt, p.answer_adapter, deadline,
+        pathway, attempts = self.answerer.answer(run, contexts, OMNI, p.answer_prompt, p.answer_adapter, deadline,
                                                  True)
         self.verify.settle(pathway, attempts, deadline, True)
 
@@ -87,7 +94,7 @@ def _as_evidence(picked: Consolidated) -> Evidence:
 
 
 def _exact_source(state: QueryState) -> str:
-    """The source whose exact value was kept (its pathway is "<source>-direct")."""
+    """The source whose exact value was kept (its pathway is the source's `Descriptor.own_value`)."""
     return state.evidence_of("omni").provenance["from"]
 
 

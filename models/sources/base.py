@@ -26,6 +26,7 @@ from typing import Any, Callable, Protocol, Sequence
 
 from models.evidence import Evidence
 from models.llm.generator import GenerationRequest
+from models.pathways import Pathway
 from models.run import BatchRun, QueryState
 
 
@@ -38,12 +39,19 @@ class Descriptor:
         stage: the pipeline stage it runs as: its name in traces and in `pipeline.stage_budgets` ("kg").
         knows: what it knows, in words (OmniRetrieval's source descriptors select on it).
         native_stage: the LLM stage that writes its native query ("kg api"); "" = it takes the question as is.
+        own_value: the pathway of the value its evidence can give by itself (`Evidence.direct`), declared with
+            `own_value` (models/pathways.py); None: its evidence never answers without the model.
     """
 
     name: str
     stage: str
     knows: str
     native_stage: str = ""
+    own_value: Pathway | None = None
+
+    def __post_init__(self):
+        if self.own_value is not None and not self.own_value.own_value:
+            raise ValueError(f"source {self.name!r}: own_value {self.own_value} is not declared as a source's own value")
 
 
 @dataclass(frozen=True)
@@ -51,18 +59,21 @@ class AnswerPlan:
     """How the cascade answers one query from a source's evidence.
 
     Attributes:
-        pathway: the answer's source in the trace and for the verifier ("kg", "web", "public").
+        pathway: how the answer is made (models/pathways.py), in the trace and for the verifier.
         prompt: prompts/<name>.txt of the answer step.
         adapter: the LoRA adapter of the answer step (None: the base model).
-        direct: the evidence's direct value is the answer, without the model (pathway "<pathway>-direct").
         context_from: earlier sources whose evidence leads this context, in order (the web: public data).
     """
 
-    pathway: str
+    pathway: Pathway
     prompt: str = ""
     adapter: str | None = None
-    direct: bool = False
     context_from: tuple[str, ...] = ()
+
+    @property
+    def direct(self) -> bool:
+        """The evidence's direct value is the answer, without the model (the pathway is the source's own value)."""
+        return self.pathway.own_value
 
 
 class Source(Protocol):

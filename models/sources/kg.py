@@ -3,10 +3,11 @@ language runs it, and an executed program's single value, short list or count an
 from __future__ import annotations
 
 from models.evidence import Evidence, fact_chunks
+from models.pathways import KG, KG_DIRECT
 from models.sources.base import AnswerPlan, Descriptor, register_source
 
 DESCRIPTOR = Descriptor(
-    name="kg", stage="kg", native_stage="kg api",
+    name="kg", stage="kg", native_stage="kg api", own_value=KG_DIRECT,
     knows="CRAG's mock knowledge graph: movies (films, people, Oscars), music (artists, songs, Grammys, Billboard), "
           "sports (NBA and soccer games and players), finance (stock prices, dividends, EPS, market caps)")
 
@@ -23,7 +24,7 @@ class KGSource:
 
     def __init__(self, pathway, answer: AnswerPlan, direct: bool = True, max_direct_items: int = 10):
         self.pathway, self.answer, self.direct, self.max_direct_items = pathway, answer, direct, max_direct_items
-        self._direct_plan = AnswerPlan("kg-direct", direct=True)
+        self._direct_plan = AnswerPlan(DESCRIPTOR.own_value)
 
     def runs_in(self, task: int) -> bool:
         return task != 1
@@ -51,7 +52,7 @@ class KGSource:
 
 def _build(parts) -> KGSource:
     p, v = parts.config.pipeline, parts.config.verifier
-    return KGSource(parts.get("kg"), AnswerPlan("kg", p.kg_answer_prompt, p.kg_answer_adapter), direct=v.kg_direct,
+    return KGSource(parts.get("kg"), AnswerPlan(KG, p.kg_answer_prompt, p.kg_answer_adapter), direct=v.kg_direct,
                     max_direct_items=v.kg_direct_max_items)
 
 

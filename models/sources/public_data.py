@@ -4,6 +4,7 @@ shortcut (`pipeline.public_shortcut`) answers Oscar/Grammy/finance questions fro
 from __future__ import annotations
 
 from models.evidence import Evidence, fact_chunks
+from models.pathways import PUBLIC
 from models.sources.base import AnswerPlan, Descriptor, register_source
 
 DESCRIPTOR = Descriptor(
@@ -46,7 +47,7 @@ class PublicDataSource:
 
 def _build(parts) -> PublicDataSource:
     p = parts.config.pipeline
-    shortcut = AnswerPlan("public", p.answer_prompt, None) if p.public_shortcut else None
+    shortcut = AnswerPlan(PUBLIC, p.answer_prompt, None) if p.public_shortcut else None
     return PublicDataSource(parts.get("public_data"), p.use_public_data, shortcut)
 
 

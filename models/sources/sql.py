@@ -11,6 +11,7 @@ import logging
 
 from models.evidence import Evidence, fact_chunks
 from models.paths import resolve_repo_path
+from models.pathways import SQL_DIRECT
 from models.public_data.sql.checks import as_option, describe_rows, direct_value, problems, read_statement, repair
 from models.public_data.sql.guard import ReadOnlySQL
 from models.public_data.sql.schema import describe
@@ -21,7 +22,7 @@ from models.sources.base import AnswerPlan, Descriptor, register_source
 log = logging.getLogger(__name__)
 
 DESCRIPTOR = Descriptor(
-    name="sql", stage="sql", native_stage="sql statement",
+    name="sql", stage="sql", native_stage="sql statement", own_value=SQL_DIRECT,
     knows="the published tables as SQL (Oscar and Grammy nominations, films with budget, box office, runtime, "
           "rating, directors, lead actors and genres, listed companies' market statistics): counts, sums, "
           "averages and comparisons over rows")
@@ -41,7 +42,7 @@ class SQLSource:
     def __init__(self, writer, guard, tasks, max_direct_rows: int = 1, dynamic_columns=()):
         self.writer, self.guard, self.tasks, self.max_direct_rows = writer, guard, tuple(tasks), max_direct_rows
         self.dynamic_columns = tuple(dynamic_columns)
-        self._direct_plan = AnswerPlan("sql-direct", direct=True)
+        self._direct_plan = AnswerPlan(DESCRIPTOR.own_value)
 
     def runs_in(self, task: int) -> bool:
         return task in self.tasks

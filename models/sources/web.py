@@ -6,6 +6,7 @@ import time
 
 from models.deadline import stage_deadline
 from models.evidence import Evidence
+from models.pathways import WEB
 from models.sources.base import AnswerPlan, Descriptor, register_source
 
 DESCRIPTOR = Descriptor(
@@ -64,7 +65,7 @@ class WebSource:
 def _build(parts) -> WebSource:
     p, w = parts.config.pipeline, parts.config.web
     trace_pages = w.main_content.enabled or w.sentence_chunks.enabled
-    return WebSource(parts.get("web"), AnswerPlan("web", p.answer_prompt, p.answer_adapter, context_from=("public_data",)),
+    return WebSource(parts.get("web"), AnswerPlan(WEB, p.answer_prompt, p.answer_adapter, context_from=("public_data",)),
                      p.stage_budgets, trace_pages, w.sentence_chunks)
 
 

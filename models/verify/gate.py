@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from models.kg.outcomes import RAN
+from models.pathways import KGOutcome, declared, named
 from models.types import DOMAINS, IDK, INVALID
 from models.verify.decision import Stop
 from models.verify.span import KINDS as ANSWER_KINDS
@@ -37,13 +37,13 @@ from models.verify.span import KINDS as ANSWER_KINDS
 GATES = ("rules", "calibrated")
 BREAK_EVEN = 0.5  # +1 right, -1 wrong: an answer pays iff P(correct) > 1/2
 
-SOURCES = ("kg-direct", "kg", "sql-direct", "public", "web", "reasoning", "omni")  # the answer pathways
 KINDS = tuple(kind.name for kind in ANSWER_KINDS)
-KG_OUTCOMES = RAN  # a program that ran: what it found (or that it found nothing) is evidence
+KG_OUTCOMES = KGOutcome.RAN  # a program that ran: what it found (or that it found nothing) is evidence
 SCORES = ("lexical", "chunk", "sentence", "full_chunk", "overlap", "similarity")
 # the rules' checks that stop an answer at a threshold (the candidate exists; the gate may still keep it)
 THRESHOLD_STOPS = (Stop.LEXICAL, Stop.ALONE, Stop.SENTENCE, Stop.OVERLAP, Stop.SIMILARITY, Stop.RESTATEMENT,
                    Stop.CHOICE)
+PATHWAY_FEATURE = "source="  # the one-hot features of the answer's pathway, by its declared name
 LOGPROB_FLOOR = -10.0  # a token log-probability below this says no more than "very unlikely"
 
 
@@ -88,7 +88,7 @@ def features(scores: Mapping[str, Any], rules_accepted: bool, rules_stop: Stop |
     out: dict[str, float] = {"rules_accepted": float(bool(rules_accepted))}
     for stop in THRESHOLD_STOPS:
         out[f"stop_{stop.value}"] = float(not rules_accepted and rules_stop == stop)
-    _one_hot(out, "source", scores.get("source"), SOURCES)
+    _one_hot(out, "source", scores.get("source"), [p.name for p in declared()])  # the pathway (models/pathways.py)
     _one_hot(out, "kind", scores.get("kind"), KINDS)
     _one_hot(out, "domain", scores.get("domain"), DOMAINS)
     _one_hot(out, "kg_outcome", scores.get("kg_outcome"), KG_OUTCOMES)
@@ -134,6 +134,9 @@ class CalibratedGate:
     def __post_init__(self):
         if not (len(self.names) == len(self.mean) == len(self.scale) == len(self.coef)):
             raise ValueError("a gate needs one mean, scale and coefficient per feature name")
+        for name in self.names:  # a pathway renamed or never loaded would silently weigh 0: refuse it by name
+            if name.startswith(PATHWAY_FEATURE):
+                named(name[len(PATHWAY_FEATURE):])
 
     def probability(self, feature_values: Mapping[str, float]) -> float:
         z = self.intercept

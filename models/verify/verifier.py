@@ -22,6 +22,7 @@ from typing import Any, Mapping, Protocol, Sequence
 import numpy as np
 
 from models.deadline import Deadline
+from models.pathways import Pathway, named
 from models.types import IDK, INVALID
 from models.verify.config import VerifierConfig
 from models.verify.decision import Decision, Stop
@@ -36,9 +37,6 @@ _NEGATION = re.compile(r"\b(?:never|not|no|none|didn't|did not|hasn't|has not|ha
                        r"doesn't|does not|no longer|neither|nor)\b", re.IGNORECASE)
 _SCOPES = {"evidence": "lexical", "chunk": "chunk", "sentence": "sentence"}  # scope -> score name
 _CHOICE = re.compile(r"\b(?:or|between)\b", re.IGNORECASE)
-# Pathways whose answer is a structured source's own value (an executed KG program's, a checked SQL result's), not
-# a model's reading of text: only its kind is checked, and it must be found in its evidence.
-EXACT_VALUES = ("kg-direct", "sql-direct")
 
 
 @dataclass(frozen=True)
@@ -48,9 +46,9 @@ class Candidate:
     query: str
     answer: str
     evidence: tuple[str, ...]
-    source: str = ""  # the pathway: kg, kg-direct, sql-direct, public, web, reasoning, or a registered source's
+    pathway: Pathway  # how it was made (models/pathways.py): a source's own value, or a model's answer
     facts: int = 0  # how many leading evidence texts are structured facts (public data, KG), not web text
-    calls: tuple = ()  # kg-direct: the KG program whose value the answer is, as parsed (`describe_calls`)
+    calls: tuple = ()  # a source's own value: the program that produced it, as parsed (`describe_calls`)
     # what else the pipeline knows about this answer, copied into the scores for the calibrated gate: the answer's
     # mean / min token log-probability, the sampled answers, the KG program's log-probability and outcome, the
     # domain, the static/dynamic prediction (`models/answering/verify_step.py` fills it)
@@ -116,7 +114,7 @@ class SupportVerifier:
 
     def _scores(self, candidate: Candidate) -> dict:
         answer = (candidate.answer or "").strip()
-        scores: dict[str, Any] = {"candidate": answer, "source": candidate.source}
+        scores: dict[str, Any] = {"candidate": answer, "source": candidate.pathway.name}
         scores.update((k, v) for k, v in candidate.signals.items() if k != "samples")  # (their count: `scores`)
         if answer == INVALID:
             scores["contradiction"] = contradicts_premise(candidate.query, candidate.evidence)
@@ -130,7 +128,7 @@ class SupportVerifier:
             return scores
         if not answer or answer in (IDK, INVALID):
             return scores
-        if self.config.short_spans and candidate.source in EXACT_VALUES:
+        if self.config.short_spans and candidate.pathway.own_value:
             # a program's or statement's value: exact, but it must be the kind of answer the question asks for
             answer = scores["candidate"] = as_asked(kind, answer)
             scores.update(kind=kind, refusal=value_fits(kind, answer, candidate.query, candidate.calls))
@@ -153,14 +151,14 @@ class SupportVerifier:
 
     def _computed(self, candidate: Candidate, kind: str, answer: str):
         """The answer computed from the evidence in code for a choice, yes/no or count question
-        (`verify/checkable.py`), or None for other questions. A KG value is all structured evidence; for a
-        count, a KG value that lists things is counted."""
+        (`verify/checkable.py`), or None for other questions. A source's own value (the KG's) is all structured
+        evidence; for a count, an own value that lists things is counted."""
         if not (self.config.short_spans and self.config.computed_answers):
             return None
         compute = KIND[kind].compute
-        if compute is None or candidate.source == "sql-direct":  # SQL computed it: a count, sum or comparison
+        if compute is None or candidate.pathway.computes:  # the source computed it: a count, sum or comparison
             return None
-        direct = candidate.source == "kg-direct"
+        direct = candidate.pathway.own_value
         facts = len(candidate.evidence) if direct else candidate.facts
         return compute(candidate.query, candidate.evidence, facts, answer if direct else "")
 
@@ -236,6 +234,7 @@ def decide_by_rules(scores: Mapping[str, Any], config: VerifierConfig) -> Decisi
     stops the candidate, or the one that accepts it, with the values its reason shows."""
     answer = scores.get("candidate") or IDK
     supporting = scores.get("supporting", "") or ""
+    pathway = _pathway(scores)
     computed = scores.get("computed")
     if computed is not None and config.enabled:  # a choice, yes/no or count question, answered in code
         why = {"reason": computed["reason"]}
@@ -257,7 +256,7 @@ def decide_by_rules(scores: Mapping[str, Any], config: VerifierConfig) -> Decisi
     if not scores.get("claims"):
         return Decision(IDK, False, Stop.UNCHECKABLE, scores)
     if not scores.get("novel"):
-        if scores.get("choice") and (config.accept_choices or scores.get("source") == "sql-direct"):
+        if scores.get("choice") and (config.accept_choices or pathway.computes):
             pass  # (an SQL choice: the statement compared the options; its checks require each one in it)
         elif scores.get("choice"):
             return Decision(IDK, False, Stop.CHOICE, scores)
@@ -270,10 +269,9 @@ def decide_by_rules(scores: Mapping[str, Any], config: VerifierConfig) -> Decisi
             "missing": list(scores.get("missing") or [])})
     if scores.get("alone") is False:
         return Decision(IDK, False, Stop.ALONE, scores, details={"answer": answer})
-    if scores.get("source") in EXACT_VALUES:
+    if pathway.own_value:
         # an executed program's or statement's own value: the thresholds below judge a model's reading of text
-        what = "KG" if scores["source"] == "kg-direct" else "SQL"
-        return Decision(answer, True, Stop.EXACT_VALUE, scores, supporting, {"what": what, "lexical": lexical})
+        return Decision(answer, True, Stop.EXACT_VALUE, scores, supporting, {"what": pathway.what, "lexical": lexical})
     whole = scores.get("full_chunk")
     if whole is not None and whole < config.min_sentence_support:
         return Decision(IDK, False, Stop.SENTENCE, scores, details={"whole": whole, "min": config.min_sentence_support})
@@ -286,6 +284,14 @@ def decide_by_rules(scores: Mapping[str, Any], config: VerifierConfig) -> Decisi
         return Decision(IDK, False, Stop.SIMILARITY, scores, supporting,
                         {"similarity": similarity, "min": config.min_similarity})
     return Decision(answer, True, Stop.SUPPORTED, scores, supporting, {"lexical": lexical, "similarity": similarity})
+
+
+_UNNAMED = Pathway("")  # scores saved without a pathway: judged as a model's answer, as they always were
+
+
+def _pathway(scores: Mapping[str, Any]) -> Pathway:
+    """The declared pathway saved scores name (`named` refuses one nobody declared)."""
+    return named(scores["source"]) if scores.get("source") else _UNNAMED
 
 
 def contradicts_premise(query: str, evidence: Sequence[str]) -> str:

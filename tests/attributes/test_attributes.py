@@ -9,7 +9,8 @@ import pytest
 from models.attributes import (AttributeConfig, AttributeDataError, AttributePredictor, LLMAttributePredictor,
                                binary_label, load_attribute_labels, load_or_train)
 from models.attributes.llm import parse_vote, vote
-from models.paths import resolve_repo_path
+from models import crag_data
+from tests.packaged import crag_file_if_present
 from tests.stand_ins import ReplyingGenerator, user_text
 
 EXAMPLES = [("who wrote hamlet?", "static"), ("what year did ww2 end?", "static"), ("who painted guernica?", "static"),
@@ -29,8 +30,8 @@ def test_bundled_training_data_is_usable_and_never_contains_evaluation_questions
     assert labels.count("dynamic") >= 100
     sample, _ = load_attribute_labels(["data/sample/crag_sample.jsonl"])
     assert not {t.lower() for t in sample} & {t.lower() for t in texts}
-    dev_file = resolve_repo_path("../shared/crag/dev_data.jsonl.bz2")  # CRAG's dev questions, read here, never copied
-    if dev_file.exists():
+    dev_file = crag_file_if_present(crag_data.DEV_FILE)  # CRAG's dev questions, read here, never copied
+    if dev_file is not None:
         from evaluation.data import load_examples
 
         dev = {" ".join(e["query"].lower().split()) for e in load_examples(dev_file)}

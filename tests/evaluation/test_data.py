@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from evaluation.data import GOLD_KEYS, GRADER_KEYS, LoadStats, batched, grader_view, iter_batches, load_examples
-from models.paths import resolve_repo_path
+from models import crag_data
+from tests.packaged import crag_file
 
-DEV_FILE = resolve_repo_path("../shared/crag/dev_data.jsonl.bz2")
 
 
 def row(i: int, **fields) -> dict:
@@ -28,11 +28,9 @@ def jsonl(rows) -> bytes:
 
 
 def test_real_dev_file_old_schema():
-    if not DEV_FILE.exists():
-        pytest.skip("the CRAG dev file ../shared/crag/dev_data.jsonl.bz2 is not on this machine "
-                    "(not shipped in the repository)")
+    dev_file = crag_file(crag_data.DEV_FILE)
     stats = LoadStats()
-    examples = list(load_examples(DEV_FILE, stats))
+    examples = list(load_examples(dev_file, stats))
     assert len(examples) == 10 and stats.n_examples == 10 and stats.n_skipped == 0
     for example in examples:
         assert set(example) == set(GRADER_KEYS) | set(GOLD_KEYS)
@@ -40,7 +38,7 @@ def test_real_dev_file_old_schema():
         assert len(example["search_results"]) == 5
     assert [e["answer"] for e in examples].count("nan") == 1
     ids = [e["interaction_id"] for e in examples]
-    with bz2.open(DEV_FILE, "rt", encoding="utf-8") as handle:  # read here, never copied into the repository
+    with bz2.open(dev_file, "rt", encoding="utf-8") as handle:  # read here, never copied into the repository
         assert ids == [json.loads(line)["interaction_id"] for line in handle if line.strip()]  # as given, in order
     assert len(set(ids)) == 10 and all(re.fullmatch(r"[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}", i) for i in ids)
 

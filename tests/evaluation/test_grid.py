@@ -3,7 +3,8 @@ import json
 import sys
 from pathlib import Path
 
-from evaluation.experiments.grid import LOCAL_EVALUATION, SUITES, Outcome, Suite, command, run_cell
+from evaluation.experiments.grid import LOCAL_EVALUATION, SUITES, Outcome, command, run_cell
+from evaluation.sets import Suite
 
 
 def test_the_command_line_of_a_cell(tmp_path):
@@ -13,8 +14,8 @@ def test_the_command_line_of_a_cell(tmp_path):
                        "--profile", str(tmp_path / "profile.yaml"), "--output-dir", str(tmp_path / "out"),
                        "--limit", "5"]
     dev = command(SUITES["dev"], "cpu", tmp_path / "o", overrides={"verifier.gate": "rules"}, fresh=True)
-    assert dev == [sys.executable, str(LOCAL_EVALUATION), "--task", "1", "--data", "../shared/crag/dev_data.jsonl.bz2",
-                   "--tokenizer", "../shared/crag/tokenizer", "--profile", "cpu", "--output-dir", str(tmp_path / "o"),
+    assert dev == [sys.executable, str(LOCAL_EVALUATION), "--task", "1", "--data", "$CRAG_DATA/dev_data.jsonl.bz2",
+                   "--tokenizer", "$CRAG_DATA/tokenizer", "--profile", "cpu", "--output-dir", str(tmp_path / "o"),
                    "--set", "verifier.gate=rules", "--no-resume"]
     assert command(SUITES["sample"], None, tmp_path / "s")[2:] == [
         "--task", "1", "--data", "data/sample/crag_sample.jsonl", "--output-dir", str(tmp_path / "s")]

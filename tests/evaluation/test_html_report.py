@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-import local_evaluation
+from evaluation import local_run
 from evaluation.html_report import changes, question_view, render, why_kind, write_html_report
 from scripts.report import main as report_main
 from tests.test_local_evaluation import data, run, stand_in  # noqa: F401 - the fixtures
@@ -105,6 +105,6 @@ def test_the_script_refuses_a_folder_that_is_not_a_run(tmp_path):
 
 
 def test_local_evaluation_logs_the_page_last(data, tmp_path, stand_in, caplog):  # noqa: F811
-    caplog.set_level(logging.INFO, logger=local_evaluation.log.name)
+    caplog.set_level(logging.INFO, logger=local_run.log.name)
     assert run(data, tmp_path / "r") == 0
     assert caplog.records[-1].getMessage().endswith(str((tmp_path / "r" / "report.html").resolve()))

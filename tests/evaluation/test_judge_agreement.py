@@ -1,5 +1,5 @@
 """Quality regression: the normalized judge against the hand-labelled set `data/judge/labels.jsonl`
-(the judge's bars: >= 95 % agreement on decided rows, <= 10 % undecided, no hard row falsely passed)."""
+(the judge's thresholds: >= 95 % agreement on decided rows, <= 10 % undecided, no hard row falsely passed)."""
 import json
 
 import pytest

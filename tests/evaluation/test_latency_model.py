@@ -124,3 +124,30 @@ def test_each_stage_gets_the_adapter_the_g4dn_profiles_give_it():
     assert [latency_model.g4dn_adapter(s, config) for s in
             ("kg api", "answer answer_ctrl", "answer answer_kg", "public entity", "sql statement")] == \
         ["api_generation", "web_answer", "kg_answer", None, None]
+
+
+def test_margins_per_question_and_to_the_batch_deadline():
+    result = {"worst_s": 160.0, "budget_s": 460.0}
+    assert latency_model.per_question(result) == {"worst_per_question_s": 10.0, "margin_per_question_s": 20.0,
+                                                  "margin_batch_s": 300.0}
+
+
+def test_the_triton_fma_band_moves_only_vllms_projection(tmp_path, examples):
+    """vLLM's answer stage is slower at the low end of the FMA band; the HF profile has no Triton kernel."""
+    from dataclasses import replace
+
+    from models.latency import FMA_FRACTION_RANGE, Efficiency
+
+    (tmp_path / "latency_run.json").write_text(json.dumps({"task": 3, "data": str(SAMPLE)}))
+    rows = [_row(e, [("answer answer_ctrl", None, 3000, 10, 2.0)]) for e in examples]
+    (tmp_path / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    low, high = (replace(Efficiency(), fma_fraction=f) for f in FMA_FRACTION_RANGE)
+
+    def answer(llm):
+        stages = latency_model.project(tmp_path, QuarterTokenizer(), llm)["stages"]
+        return next(v for k, v in stages.items() if k.startswith("llm: answer"))[1]
+
+    assert answer(latency_model.llm_latency("g4dn", low)) > answer(latency_model.llm_latency("g4dn", high))
+    assert answer(latency_model.llm_latency("g4dn-hf", low)) == pytest.approx(
+        answer(latency_model.llm_latency("g4dn-hf", high)))
+    assert latency_model.load_calibration(None).efficiency == Efficiency()

@@ -24,7 +24,7 @@ from models.llm.stand_in import BaseModelStandIn
 from models.sources.base import AnswerPlan
 from models.sources.kg import KGSource
 from models.types import Query
-from tests.vllm_cpu import cpu_vllm_config, cpu_vllm_generator
+from tests.vllm_cpu import assert_programs_parse, cpu_vllm_config, cpu_vllm_generator
 
 SAMPLE = REPO_ROOT / "data" / "sample" / "crag_sample.jsonl"
 CAPITAL = ({"role": "user", "content": "What is the capital of France?"},)
@@ -72,14 +72,26 @@ def test_a_batch_mixing_base_adapter_and_sampled_requests(engine, kg_requests):
     assert list(engine.generate([greedy])) == base_only[:1]  # and again, alone
 
 
-def test_every_kg_program_under_the_grammar_parses(engine, kg_requests):
-    """The grammar g4dn sends goes to the engine as structured outputs (xgrammar) and every program it lets the
-    model write on the Task-2 sample compiles with the package's parser and the domain's signatures."""
+def _programs_parse(engine, kg_requests) -> int:
     outputs = engine.generate([request for _, request in kg_requests])
     assert not getattr(outputs, "reasons", {})
-    for (domain, request), text in zip(kg_requests, outputs):
-        assert request.constraint is not None and request.constraint.grammar
-        compile_program(clean_program(text), domain)  # raises on a program outside the language
+    assert all(request.constraint is not None and request.constraint.grammar for _, request in kg_requests)
+    return assert_programs_parse(outputs, [domain for domain, _ in kg_requests])
+
+
+def test_every_kg_program_under_the_grammar_parses(engine, kg_requests):
+    """The grammar g4dn sends goes to the engine as structured outputs (xgrammar) and every program it lets the
+    model write on the Task-2 sample is there and compiles, to at least one statement, with the package's parser
+    and the domain's signatures."""
+    assert _programs_parse(engine, kg_requests) == len(kg_requests) == 20
+
+
+@pytest.mark.parametrize("empty", ["", "None"])
+def test_the_program_check_fails_when_the_engine_writes_empty_programs(engine, kg_requests, monkeypatch, empty):
+    """Planted: the engine's programs come back empty; the check above must then fail."""
+    monkeypatch.setattr(engine, "generate", lambda requests, **kwargs: [empty] * len(requests))
+    with pytest.raises(AssertionError, match="an empty program"):
+        _programs_parse(engine, kg_requests)
 
 
 def test_n_samples_and_log_probabilities_reach_the_completions(engine):
@@ -146,7 +158,7 @@ def test_the_warm_up_on_the_engine(engine, cpu_embedder, caplog):
     from models.warmup import warm_up
 
     config = cpu_vllm_config()
-    source = KGSource(KGPathway(config.kg, client=None, embedder=cpu_embedder), AnswerPlan("kg", "kg_answer"))
+    source = KGSource(KGPathway(config.kg, client=None, embedder=cpu_embedder), AnswerPlan(KG, "kg_answer"))
     with caplog.at_level(logging.INFO, logger="models.warmup"):
         report = warm_up(engine, engine.adapters.names, [source])
     assert report.adapters == [None, "api_generation"]

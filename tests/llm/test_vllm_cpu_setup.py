@@ -7,6 +7,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 
@@ -172,6 +173,24 @@ def test_the_server_gets_the_engine_the_backend_builds():
     engine = cpu_engine(load_config("cpu-vllm").llm)
     line = " ".join(argv)
     assert f"--dtype {engine.args['dtype']}" in line
-    assert f"--kv-cache-memory-bytes={engine.args['kv_cache_memory_bytes']}" in line
+    assert f"--kv-cache-memory-bytes {engine.args['kv_cache_memory_bytes']}" in line
     assert "--max-loras 2" in line and "--lora-modules api_generation=" in line
     assert env["VLLM_CPU_NUM_OF_RESERVED_CPU"] == engine.env["VLLM_CPU_NUM_OF_RESERVED_CPU"] == "0"
+
+
+def test_the_server_and_the_backend_read_one_mapping(build_cpu, monkeypatch):
+    """Every engine argument the in-process backend passes to `vllm.LLM` is a server flag with the same value, and
+    the server has no engine flag the backend lacks (models/llm/vllm_args.py maps the profile once)."""
+    from evaluation.servers import vllm_server
+    from models.llm.vllm_args import server_flags
+
+    cpu_vllm = load_config("cpu-vllm").llm
+    generator = build_cpu(dtype="auto", kv_cache_bytes=256 << 20, adapters=cpu_vllm.adapters, max_loras=1,
+                          enforce_eager=True)
+    llm = generator.config
+    monkeypatch.setattr(vllm_server, "load_config", lambda profile: replace(load_config("cpu-vllm"), llm=llm))
+    argv, _ = vllm_server.server_command("cpu-vllm")
+    flags = server_flags({"model": generator.llm.model, **generator.llm.engine_args})
+    assert "--enforce-eager" in flags and "--enable-lora" in flags and "--max-loras" in flags
+    server = argv[argv.index("vllm.entrypoints.openai.api_server") + 1:argv.index("--served-model-name")]
+    assert server == flags

@@ -12,12 +12,11 @@ from dataclasses import replace
 import pytest
 
 from models.config import REPO_ROOT, load_config
-from models.kg.apis.registry import compile_program
-from models.kg.pathway import KGPathway, clean_program
+from models.kg.pathway import KGPathway
 from models.llm.generator import GenerationRequest, completions_of
 from models.llm.openai_backend import OpenAIGenerator
 from models.types import Query
-from tests.vllm_cpu import require_vllm
+from tests.vllm_cpu import assert_programs_parse, require_vllm
 
 SAMPLE = REPO_ROOT / "data" / "sample" / "crag_sample.jsonl"
 CAPITAL = ({"role": "user", "content": "What is the capital of France?"},)
@@ -57,16 +56,27 @@ def test_models_lists_the_base_model_and_the_adapter(server):
     assert {"smollm2", "api_generation"} <= server["served"]
 
 
-def test_task2_programs_through_the_server_parse_under_the_grammar(server, cpu_embedder):
-    generator, config = _generator(server["url"])
+def _programs_parse(generator, config, cpu_embedder) -> int:
     pathway = KGPathway(config.kg, client=None, embedder=cpu_embedder)
     rows = [json.loads(line) for line in SAMPLE.read_text(encoding="utf-8").splitlines() if line.strip()]
     requests = [pathway.api_request(Query.from_crag(row), row["domain"]) for row in rows]
     assert all(r.adapter == "api_generation" and r.constraint.grammar for r in requests)
     outputs = generator.generate(requests)
     assert not getattr(outputs, "reasons", {})
-    for row, text in zip(rows, outputs):
-        compile_program(clean_program(text), row["domain"])  # raises on a program outside the language
+    return assert_programs_parse(outputs, [row["domain"] for row in rows])
+
+
+def test_task2_programs_through_the_server_parse_under_the_grammar(server, cpu_embedder):
+    """Every program is there and compiles, to at least one statement, in its question's domain."""
+    assert _programs_parse(*_generator(server["url"]), cpu_embedder) == 20
+
+
+def test_the_program_check_fails_when_the_server_sends_empty_programs(server, cpu_embedder, monkeypatch):
+    """Planted: the server's programs come back empty; the check above must then fail."""
+    generator, config = _generator(server["url"])
+    monkeypatch.setattr(generator, "generate", lambda requests, **kwargs: [""] * len(requests))
+    with pytest.raises(AssertionError, match="an empty program"):
+        _programs_parse(generator, config, cpu_embedder)
 
 
 def test_samples_and_log_probabilities_through_the_server(server):

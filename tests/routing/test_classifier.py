@@ -6,12 +6,13 @@ import os
 import numpy as np
 import pytest
 
+from models import crag_data
 from models.paths import resolve_repo_path
 from models.routing import DomainClassifier, RouterTrainingError, load_labelled_queries
 from models.routing.classifier import ClassifierRouter, compare_estimators, load_or_train
 from models.types import DOMAINS, Query
+from tests.packaged import crag_file
 
-DEV_DATA = str(resolve_repo_path("../shared/crag/dev_data.jsonl.bz2"))
 SAMPLE = resolve_repo_path("data/sample/crag_sample.jsonl")
 
 
@@ -71,12 +72,10 @@ def trained(embedder):
     return DomainClassifier.fit(*load_labelled_queries(["data/router"]), embedder, "logreg")
 
 
-@pytest.mark.parametrize("path", [
-    pytest.param(DEV_DATA, marks=pytest.mark.skipif(not os.path.exists(DEV_DATA), reason=(
-        "the CRAG dev file ../shared/crag/dev_data.jsonl.bz2 is not on this machine (not shipped in the repository)"))),
-    str(SAMPLE),  # tracked: a missing sample is a broken checkout and fails
-])
-def test_accuracy_on_real_crag_questions(trained, embedder, path):
+@pytest.mark.parametrize("which", ["dev", "sample"])
+def test_accuracy_on_real_crag_questions(trained, embedder, which):
+    # CRAG's dev file from $CRAG_DATA (absent: a skip naming it); the sample is tracked: missing, a broken checkout
+    path = str(crag_file(crag_data.DEV_FILE)) if which == "dev" else str(SAMPLE)
     texts, labels = load_labelled_queries([path])
     predicted = trained.predict(texts, embedder)
     accuracy = trained.accuracy(texts, labels, embedder)

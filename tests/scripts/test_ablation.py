@@ -24,7 +24,7 @@ def test_a_dry_run_reuses_the_baseline_and_measured_runs_and_says_not_run_for_th
     assert code == 0
     out = capsys.readouterr().out
     assert "[base / sample] read from" in out and "[+web / sample] read from" in out
-    assert "flock LOCK " in out and "--tokenizer ../shared/crag/tokenizer" in out  # dev runs with the grader's
+    assert "flock LOCK " in out and "--tokenizer '$CRAG_DATA/tokenizer'" in out  # dev runs with the grader's
     rows = {line.split(" | ")[0].strip("| "): line for line in out.splitlines() if line.startswith("| ")}
     assert "| 4 / 12 / 4 (20) | +0.000 | 2.0 | not run |" in rows["base"]
     assert "| 5 / 12 / 3 (20) | +0.100 | 3.0 |" in rows["+web"]

@@ -1,4 +1,4 @@
-"""scripts/bench_judge.py on a few written rows: the report's lines, and the exit status of the bars."""
+"""scripts/bench_judge.py on a few written rows: the report's lines, and the exit status of the thresholds."""
 import json
 
 from scripts.bench_judge import main

@@ -5,11 +5,15 @@ import pytest
 from models.config import load_config
 from models.evidence import Evidence
 from models.parts import Parts
+from models.pathways import declare
 from models.pipeline import Pipeline
 from models.sources import AnswerPlan, Descriptor, build_sources, register_source, registered_sources
 from models.sources.base import _REGISTRY
 from models.types import Chunk
-from tests.test_pipeline import FakeGenerator, FakeRouter, FakeWeb, queries, reply
+from tests.test_pipeline import NO_EMBEDDER, FakeGenerator, FakeRouter, FakeWeb, queries, reply
+
+ALMANAC = declare("almanac")  # the model reads the almanac's facts
+GAZETTEER_VALUE = declare("gazetteer-value", own_value=True, what="gazetteer")  # its own value, no "-direct" in it
 
 
 class AlmanacSource:
@@ -35,18 +39,23 @@ class AlmanacSource:
 
     def answer_plan(self, state, task):
         name = self.descriptor.name
-        return AnswerPlan(name, "answer_ctrl") if state.evidence_of(name) else None
+        return AnswerPlan(ALMANAC, "answer_ctrl") if state.evidence_of(name) else None
 
     def trace(self, state, evidence, run):
         state.trace[self.descriptor.name] = list(evidence.texts)
 
 
+def registered(source):
+    """Registers `source` under its name for one test."""
+    name = source.descriptor.name
+    register_source(name, lambda parts: source)
+    yield source
+    _REGISTRY.pop(name)
+
+
 @pytest.fixture()
 def almanac():
-    source = AlmanacSource()
-    register_source("almanac", lambda parts: source)
-    yield source
-    _REGISTRY.pop("almanac")
+    yield from registered(AlmanacSource())
 
 
 def almanac_reply(prompt, adapter):
@@ -64,6 +73,44 @@ def test_a_registered_source_is_used_without_touching_the_pipeline(almanac):
     assert web.seen == [(["what is the capital of peru"], 1)]  # the almanac's answer settled the first query
     assert answers[0].trace["almanac"] == ["The capital of Australia is Canberra."]
     assert "almanac" in answers[0].trace["stages"]
+
+
+class GazetteerSource(AlmanacSource):
+    """A toy source whose evidence gives its own value (the capital), declared once as an own-value pathway."""
+
+    descriptor = Descriptor(name="gazetteer", stage="gazetteer", knows="capitals of countries",
+                            own_value=GAZETTEER_VALUE)
+
+    def retrieve(self, run, asks, deadline):
+        found = super().retrieve(run, asks, deadline)
+        return [Evidence("gazetteer", e.items, "canberra" if e.items else "") for e in found]
+
+    def answer_plan(self, state, task):
+        return AnswerPlan(self.descriptor.own_value) if state.evidence_of("gazetteer").direct else None
+
+
+@pytest.fixture()
+def gazetteer():
+    yield from registered(GazetteerSource())
+
+
+def test_a_sources_own_value_is_checked_as_the_kgs_because_its_pathway_says_so(gazetteer):
+    """No model call answers it, and the verifier keeps it as an exact value (not a model's reading of text),
+    whatever the pathway's name: the declaration decides."""
+    config = load_config("cpu", NO_EMBEDDER | {"pipeline.task": 1, "pipeline.sources": ["gazetteer", "web"]})
+    generator = FakeGenerator(reply)
+    answers = Pipeline(Parts(config, generator=generator, web=FakeWeb(), router=FakeRouter())).answer(
+        queries("what is the capital of australia"))
+    assert (answers[0].text, answers[0].source) == ("canberra", "gazetteer-value")
+    attempt = answers[0].trace["attempts"][0]
+    assert attempt["pathway"] == "gazetteer-value" and attempt["verifier"]["stop"] == "exact_value"
+    assert attempt["verifier"]["reason"].startswith("gazetteer value")
+    assert generator.calls == []  # no answer call: the source's value is the answer
+
+
+def test_a_descriptor_refuses_a_model_pathway_as_its_own_value():
+    with pytest.raises(ValueError, match="not declared as a source's own value"):
+        Descriptor(name="atlas", stage="atlas", knows="maps", own_value=ALMANAC)
 
 
 def test_the_profile_order_is_db3s_and_unknown_names_fail_at_start_up():

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 import submission.preflight as preflight
-from submission import dev_data_history
+from models import crag_data
 from models.config import REPO_ROOT
 from scripts.preflight import main
+from tests.packaged import crag_file
 
-DEV_DATA = REPO_ROOT / dev_data_history.DEV_DATA
 QUESTIONS = [  # made up for this test: not CRAG's
     {"interaction_id": "0f3c9a7e-5b21-4d8e-9a61-2c7f4e8b1d90", "query": "How many moons does the planet Zorblax have?",
      "answer": "seven"},
@@ -99,9 +99,11 @@ def test_a_clean_history_passes_and_an_absent_file_is_a_skip(tmp_path, dev, monk
     assert main(["--only", "history", "--dev-data", str(dev)]) == 0
     assert capsys.readouterr().out.startswith("PASS  history       none of the 2 questions")
 
-    assert main(["--only", "history"]) == 0  # ../shared/crag/ beside the temporary repository: absent
+    monkeypatch.setenv("CRAG_DATA", str(tmp_path / "no-crag-files"))  # CRAG's dev file where the setting points: absent
+    assert main(["--only", "history"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("SKIP  history       skipped: ") and "fix: put CRAG's dev file at" in out
+    assert out.startswith("SKIP  history       skipped: ") and "fix: CRAG's dev_data.jsonl.bz2 is not at" in out
+    assert "CRAG_DATA=" in out and "--dev-data FILE" in out
     assert out.rstrip().endswith("preflight: 0/1 passed; skipped: history")
 
     (tmp_path / "second").mkdir()
@@ -116,9 +118,7 @@ def test_a_clean_history_passes_and_an_absent_file_is_a_skip(tmp_path, dev, monk
 # ---------------------------------------------------------------------------------------------- the real dev file
 @pytest.fixture
 def real_dev():
-    if not DEV_DATA.exists():
-        pytest.skip(f"{DEV_DATA} is not here: CRAG's dev file is not shipped; this check runs where it is")
-    return DEV_DATA
+    return crag_file(crag_data.DEV_FILE)
 
 
 def test_a_real_dev_question_planted_in_a_temporary_repository_is_found(tmp_path, real_dev):

@@ -2,7 +2,7 @@
 
 The probe runs on a stub mock API of made-up names, then on real mock APIs: the bundled fixture KG serves the
 bundled sample (written for it), not kg_unseen's questions (written for the acceptance KG, which serves them) and
-not CRAG's dev questions (read from ../shared/crag/ where present; only counts are asserted or printed). The command's flow runs with its heavy steps (labelling, API data, training) stubbed: it
+not CRAG's dev questions (read from $CRAG_DATA where present; only counts are asserted or printed). The command's flow runs with its heavy steps (labelling, API data, training) stubbed: it
 stops before labelling on a KG that does not serve the data, names the fix, trains web_answer and api_generation
 with --without-kg-answer, keeps training api_generation when kg_answer has no record, and ends with a summary.
 """
@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import pytest
 
+from models import crag_data
 from models.kg.client import KGClientError
 from models.paths import resolve_repo_path
 from scripts.make_adapters import main, parse_args
 from training import kg_probe
 from training import make_adapters as ma
+from tests.packaged import crag_file
+from training.adapter_training import Trained
 from training.kg_probe import KGProbe, named_by, probe_kg
 
 SAMPLE = "data/sample/crag_sample.jsonl"
-DEV_DATA = resolve_repo_path("../shared/crag/dev_data.jsonl.bz2")
 
 
 class StubKG:
@@ -109,7 +111,7 @@ def test_the_fixture_kg_serves_the_bundled_sample(tmp_path, monkeypatch):
     try:
         probe = maker.probe()
     finally:
-        maker.session._stack.close()
+        maker.work.session._stack.close()
     assert probe.ok and probe.probed == 7 and probe.kg.startswith("the bundled fixture KG"), probe.text()
     print(probe.text())
 
@@ -133,14 +135,13 @@ def test_the_probe_tells_the_kg_a_question_set_was_written_for_from_another(tmp_
 
 def test_the_fixture_kg_does_not_serve_the_crag_dev_questions():
     """What `make adapters DATA=<dev file>` without $CRAG_MOCK_API_URL found out only after labelling."""
-    if not DEV_DATA.exists():
-        pytest.skip(f"{DEV_DATA} is not here: CRAG's dev file is not shipped; this check runs where it is")
+    dev_data = crag_file(crag_data.DEV_FILE)
     from evaluation.data import load_examples
     from mock_api.server import running_server
     from models.kg.client import MockAPIClient
 
     with running_server() as url, MockAPIClient(url) as client:
-        probe = probe_kg(load_examples(DEV_DATA), client, "the bundled fixture KG")
+        probe = probe_kg(load_examples(dev_data), client, "the bundled fixture KG")
     assert probe.conclusive and not probe.ok, probe.text()  # counts only
     print(probe.text())
 
@@ -164,22 +165,22 @@ def _stubbed(tmp_path, probe, no_record=(), **settings):
     maker = _maker(tmp_path, **settings)
     maker.ran = []
     maker.probe = lambda: maker.ran.append("probe") or probe
-    maker.session.close = lambda: None
+    maker.work.session.close = lambda: None
 
     def step(name):
         return lambda *args: maker.ran.append(name + "".join(f"_{a}" for a in args)) or {"records": 3}
 
     for name in ("labels", "api_templates", "api_bootstrap", "api_sft"):
-        setattr(maker, name, step(name))
+        setattr(maker.data, name, step(name))
 
     def train(adapter):
         maker.ran.append(f"train_{adapter}")
         if adapter in no_record:
             raise ma.MakeAdaptersError(f"{adapter}: no training record in labels_{adapter}/{adapter}.jsonl")
         (maker.adapter_dirs[adapter]).mkdir(parents=True)
-        return {"steps": 2, "examples": 3}
+        return Trained({"steps": 2, "examples": 3})
 
-    maker.train = train
+    maker.trainer.train = train
     return maker
 
 
@@ -231,7 +232,7 @@ def test_an_adapter_without_a_record_does_not_stop_the_next_and_the_command_fail
 
 def test_the_check_is_skipped_when_the_steps_that_read_the_kg_are_done(tmp_path, monkeypatch):
     maker = _stubbed(tmp_path, NOT_SERVED)
-    monkeypatch.setattr(maker, "_done", lambda name, inputs: True)
+    monkeypatch.setattr(maker.work, "done", lambda name, inputs: True)
     results = maker.run()
     assert "probe" not in maker.ran and "kg_probe" not in results
     assert not any("KG check" in line for line in maker.lines)

@@ -16,6 +16,7 @@ import pytest
 from scripts.make_adapters import parse_args
 from training import adapter_folders
 from training import make_adapters as ma
+from training.labelling_session import labelling_overrides
 
 SAMPLE = "data/sample/crag_sample.jsonl"
 CPU_MODELS = {  # models/profiles/cpu.yaml's embedder and reranker (bge is not available without the hub), less recall
@@ -151,22 +152,24 @@ def test_labelling_model_is_the_base_without_adapters_on_an_importable_backend()
     from models.config import load_config
 
     llm = load_config("g4dn").llm
-    hf = ma.labelling_overrides(_settings(), llm, "cuda", vllm_importable=False)
+    hf = labelling_overrides(_settings(), llm, "cuda", vllm_importable=False)
     assert hf["llm.backend"] == "hf" and hf["llm.path"] == "/models/Meta-Llama-3-8B-Instruct"
     assert hf["llm.adapters"] == {} and hf["kg.api_adapter"] is None and "llm.dtype" not in hf
-    vllm = ma.labelling_overrides(_settings(), llm, "cuda", vllm_importable=True, gpus=1)
+    assert hf["llm.device_map"] == "auto"  # the 8B in fp16 does not fit one T4: spread over the GPUs
+    assert "llm.device_map" not in labelling_overrides(_settings(), llm, "cpu", vllm_importable=False)
+    vllm = labelling_overrides(_settings(), llm, "cuda", vllm_importable=True, gpus=1)
     assert vllm["llm.backend"] == "vllm" and vllm["llm.tensor_parallel_size"] == 1
-    on_cpu = ma.labelling_overrides(_settings(), llm, "cpu", vllm_importable=True)  # vLLM's CPU build
+    on_cpu = labelling_overrides(_settings(), llm, "cpu", vllm_importable=True)  # vLLM's CPU build
     assert (on_cpu["llm.backend"], on_cpu["llm.device"], on_cpu["llm.tensor_parallel_size"]) == ("vllm", "cpu", 1)
     assert on_cpu["llm.gpu"] == "" and on_cpu["llm.kv_cache_bytes"] == 1 << 30 and on_cpu["llm.dtype"] == "float32"
     load_config("g4dn", on_cpu)
-    assert ma.labelling_overrides(_settings(), llm, "cpu", vllm_importable=False)["llm.backend"] == "hf"
-    served = ma.labelling_overrides(_settings(server_url="http://localhost:8001/v1", server_model="llama"), llm, "cuda")
+    assert labelling_overrides(_settings(), llm, "cpu", vllm_importable=False)["llm.backend"] == "hf"
+    served = labelling_overrides(_settings(server_url="http://localhost:8001/v1", server_model="llama"), llm, "cuda")
     assert served["llm.backend"] == "openai" and served["llm.server.model"] == "llama"
-    cpu = ma.labelling_overrides(_settings(overrides={"llm.dtype": "bfloat16"}), llm, "cpu", vllm_importable=False)
+    cpu = labelling_overrides(_settings(overrides={"llm.dtype": "bfloat16"}), llm, "cpu", vllm_importable=False)
     assert cpu["llm.device"] == "cpu" and cpu["llm.dtype"] == "bfloat16"  # --set wins
     with pytest.raises(ma.MakeAdaptersError):
-        ma.labelling_overrides(_settings(server_url="http://localhost:8001/v1"), llm, "cuda")
+        labelling_overrides(_settings(server_url="http://localhost:8001/v1"), llm, "cuda")
     load_config("g4dn", hf)  # every key exists in the profile
 
 
@@ -174,11 +177,11 @@ def test_adapter_folders_are_the_profiles_or_under_adapters_dir(tmp_path):
     from models.config import load_config
 
     config = load_config("g4dn")
-    dirs = ma.adapter_dirs(config)
+    dirs = adapter_folders.adapter_dirs(config)
     assert dirs["kg_answer"] == Path(config.models_dir) / "adapters" / "kg_answer"
-    assert ma.adapter_dirs(config, tmp_path)["web_answer"] == tmp_path / "web_answer"
+    assert adapter_folders.adapter_dirs(config, tmp_path)["web_answer"] == tmp_path / "web_answer"
     with pytest.raises(ma.MakeAdaptersError, match="llm.adapters.web_answer"):
-        ma.adapter_dirs(load_config("cpu"))
+        adapter_folders.adapter_dirs(load_config("cpu"))
 
 
 def test_lfs_lines_un_ignore_track_add_and_commit(tmp_path):
@@ -219,4 +222,4 @@ def test_the_data_steps_inputs_do_not_depend_on_how_base_and_data_are_spelt(tmp_
     absolute = ma.AdapterMaker(ma.Settings(data=str(resolve_repo_path(SAMPLE)), base=str(base), device="cpu"))
     monkeypatch.chdir(tmp_path)
     relative = ma.AdapterMaker(ma.Settings(data=SAMPLE, base=base.name, device="cpu"))
-    assert absolute._question_inputs() == relative._question_inputs()
+    assert absolute.work.question_inputs() == relative.work.question_inputs()

@@ -6,6 +6,7 @@ both options, a negation, a value written before the option it is not about, a n
 """
 import pytest
 
+from models.pathways import named
 from models.verify import Candidate, SupportVerifier, VerifierConfig
 from models.verify.checkable import check_choice, check_count, check_yes_no
 from models.verify.stated_values import dates_in, quantities_in
@@ -88,7 +89,7 @@ def test_a_listed_value_is_counted():
 
 
 def test_matching_records_are_counted_and_a_year_in_them_is_not_the_count():
-    """The issue's trap: every record begins "the 72nd Academy Awards, held in 2000"; the count is the wins."""
+    """The trap: every record begins "the 72nd Academy Awards, held in 2000"; the count is the wins."""
     records = [f"The award is the 72nd Academy Awards, held in 2000 for films of 1999. The Oscar category is "
                f"{category}. The nominee ({outcome}) is Jane Roe. The film is Far Shore."
                for category, outcome in (("sound", "won"), ("editing", "won"), ("score", "won"),
@@ -122,8 +123,8 @@ def test_different_stated_counts_or_none_answer_nothing():
 
 # ---------------------------------------------------------------------------------------------- in the verifier
 def _verify(query, answer, evidence, source="web", facts=0, **config):
-    return SupportVerifier(VerifierConfig(**config)).verify([Candidate(query, answer, tuple(evidence), source,
-                                                                       facts=facts)])[0]
+    return SupportVerifier(VerifierConfig(**config)).verify([Candidate(query, answer, tuple(evidence),
+                                                                       named(source), facts=facts)])[0]
 
 
 def test_the_verifier_answers_a_choice_from_the_kg_facts_not_the_program_value():

@@ -7,6 +7,7 @@ import random
 import pytest
 
 from training.gate.fit import Row, cross_validated, fit, labelled_candidates, reliability
+from models.pathways import WEB
 from models.types import IDK, INVALID
 from models.verify import Candidate, SupportVerifier, VerifierConfig
 from models.verify.gate import CalibratedGate, candidate_answer, features
@@ -65,7 +66,7 @@ def _gate(intercept, rules_weight=0.0):
 
 
 def _scores(answer, query="who directed inception?"):
-    return SupportVerifier(VerifierConfig()).scores(Candidate(query, answer, (CONTEXT,), "web"))
+    return SupportVerifier(VerifierConfig()).scores(Candidate(query, answer, (CONTEXT,), WEB))
 
 
 def test_the_gate_answers_iff_p_is_at_least_one_half_and_says_so():
@@ -104,7 +105,7 @@ def test_missing_scores_are_indicated_not_read_as_low():
 
 def test_signals_reach_the_scores_and_samples_become_agreement():
     verifier = SupportVerifier(VerifierConfig())
-    candidate = Candidate("who directed inception?", "Christopher Nolan", (CONTEXT,), "web",
+    candidate = Candidate("who directed inception?", "Christopher Nolan", (CONTEXT,), WEB,
                           signals={"mean_logprob": -0.3, "domain": "movie",
                                    "samples": ["christopher nolan", "Nolan", "Christopher Nolan did"]})
     scores = verifier.scores(candidate)

@@ -6,6 +6,7 @@ gold style asks for.
 """
 import pytest
 
+from models.pathways import named
 from models.verify import Candidate, SupportVerifier, VerifierConfig
 from models.verify.span import Span, extract, question_kind, stands_alone, value_fits
 
@@ -169,7 +170,7 @@ def test_a_kg_value_for_a_place_question_comes_from_a_place_attribute(program, d
 
 
 def _verify(query, answer, evidence, source="web", **config):
-    return SupportVerifier(VerifierConfig(**config)).verify([Candidate(query, answer, tuple(evidence), source)])[0]
+    return SupportVerifier(VerifierConfig(**config)).verify([Candidate(query, answer, tuple(evidence), named(source))])[0]
 
 
 def test_the_verifier_returns_the_span_and_traces_the_sentence_it_came_from():

@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+from models.pathways import WEB
 from models.types import IDK, INVALID
 from models.verify import Candidate, SupportVerifier, VerifierConfig, decide
 from models.verify.lexical import claims, normalize, support
@@ -13,7 +14,7 @@ CONTEXT = ("Inception is a 2010 science fiction film. It was released in the Uni
 
 def check(answer, query="when was inception released?", evidence=(CONTEXT,), **config):
     verifier = SupportVerifier(VerifierConfig(**config))
-    return verifier.verify([Candidate(query, answer, tuple(evidence), "web")])[0]
+    return verifier.verify([Candidate(query, answer, tuple(evidence), WEB)])[0]
 
 
 @pytest.mark.parametrize("answer", ["July 15, 2010", "2010-07-15", "15 July 2010"])
@@ -84,8 +85,8 @@ class FakeEmbedder:
 
 def test_similarity_of_the_best_supporting_sentence_is_scored_and_thresholded():
     verifier = SupportVerifier(VerifierConfig(min_similarity=0.5), embedder=FakeEmbedder())
-    good, bad = verifier.verify([Candidate("when was inception released?", "July 15, 2010", (CONTEXT,)),
-                                 Candidate("who directed inception?", "Christopher Nolan", (CONTEXT,))])
+    good, bad = verifier.verify([Candidate("when was inception released?", "July 15, 2010", (CONTEXT,), WEB),
+                                 Candidate("who directed inception?", "Christopher Nolan", (CONTEXT,), WEB)])
     assert good.accepted and good.scores["similarity"] == 1.0 and "July 15, 2010" in good.supporting
     assert not bad.accepted and "similarity" in bad.reason
 
@@ -97,7 +98,7 @@ class BrokenEmbedder:
 
 def test_a_failure_on_one_item_is_idk_with_the_reason_and_the_others_are_checked():
     verifier = SupportVerifier(VerifierConfig(), embedder=BrokenEmbedder())
-    decisions = verifier.verify([Candidate("q?", "July 15, 2010", (CONTEXT,)), Candidate("q?", IDK, ())])
+    decisions = verifier.verify([Candidate("q?", "July 15, 2010", (CONTEXT,), WEB), Candidate("q?", IDK, (), WEB)])
     assert decisions[0].answer == IDK and not decisions[0].accepted
     assert "verifier failed: RuntimeError: embedder crashed" in decisions[0].reason
     assert decisions[1].answer == IDK and decisions[1].reason == "the model abstained"
@@ -125,7 +126,7 @@ def test_the_llm_check_can_veto_a_lexically_supported_answer():
     for reply, accepted in (("Yes.", True), ("No", False)):
         generator = FakeGenerator(reply)
         verifier = SupportVerifier(VerifierConfig(llm_check=True), generator=generator, prompts=PromptLibrary())
-        decision = verifier.verify([Candidate("when was inception released?", "July 15, 2010", (CONTEXT,))])[0]
+        decision = verifier.verify([Candidate("when was inception released?", "July 15, 2010", (CONTEXT,), WEB)])[0]
         assert decision.accepted is accepted and len(generator.seen) == 1
 
 

@@ -1,4 +1,4 @@
-"""The CPU profile's web pathway on the real CRAG dev questions, read at run time from ../shared/crag/ (CRAG's
+"""The CPU profile's web pathway on the real CRAG dev questions, read at run time from $CRAG_DATA (CRAG's
 data is not shipped, so the test skips where the file is absent; it copies none of it: the gold keys come from
 `evaluation.experiments.context_recall.answer_keys`, and only counts are asserted and printed).
 
@@ -13,21 +13,20 @@ import pytest
 from evaluation.experiments.context_recall import answer_keys, found
 from evaluation.data import load_examples
 from models.config import load_config
-from models.paths import resolve_repo_path
+from models import crag_data
 from models.types import Query
 from models.web import WebRetriever, format_context
+from tests.packaged import crag_file
 
-DEV_DATA = resolve_repo_path("../shared/crag/dev_data.jsonl.bz2")
 MIN_REACHABLE_KEYS = 10  # the dev file's gold answers give 12; fewer means the key rule or the file changed
 MIN_KEYS_FOUND, MIN_QUESTIONS_FOUND = 4, 3
 
 
 @pytest.fixture(scope="module")
 def questions():
-    if not DEV_DATA.exists():
-        pytest.skip(f"{DEV_DATA} is not here: CRAG's dev file is not shipped; this check runs where it is")
+    dev_data = crag_file(crag_data.DEV_FILE)
     picked = []
-    for example in load_examples(DEV_DATA):
+    for example in load_examples(dev_data):
         query = Query.from_crag(example)
         pages = [p.page_result + " " + p.page_snippet for p in query.search_results]
         reachable = [key for key in answer_keys(example) if found([key], pages)]

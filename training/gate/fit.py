@@ -17,6 +17,8 @@ web), so the end-to-end figures come from `local_evaluation.py` runs under each 
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import random
 from dataclasses import dataclass
@@ -25,26 +27,46 @@ from typing import Iterable, Mapping, Sequence
 
 from evaluation.answer_match import match_answer
 from evaluation.run_dir import RunDir
+from evaluation.sets import GATE, SETS, fit_sets
+from models.paths import REPO_ROOT
 from models.verify.config import VerifierConfig
 from models.verify.gate import BREAK_EVEN, CalibratedGate, candidate_answer, features
 from models.verify.verifier import decide_by_rules
 
 
-# The package's own sets the CPU gate is fitted on (data file, task). None shares a question (the same entity and
-# gold answer, in any words: training/gate/held_out.py) with the bundled sample, the Task-2 and Task-3 samples, the
-# real dev questions (where ../shared/crag/ holds them) or kg_unseen; the last three sets here are themselves
-# reported in docs/results.md, marked in-sample there (training.gate.held_out.IN_SAMPLE); tests/verify/test_held_out.py
-# checks both. GATE_KG_QUESTIONS is generated into the collection folder first (training/gate/kg_questions.py: KG
-# template questions, unseen wordings first); data/gate/ holds template questions with five pages each rendered
-# from the bundled KG.
-GATE_KG_QUESTIONS = "gate_kg_questions.jsonl"
-FIT_SUITES = {
-    "gate_kg": (GATE_KG_QUESTIONS, 2),  # KG values and answers over KG facts, on the bundled KG (432)
-    "gate_web": ("data/gate/gate_questions.jsonl", 1),  # answers read from pages: stated, absent, conflicting (269)
-    "kg_wordings": ("data/acceptance/kg_wordings.jsonl", 2),
-    "checkable": ("data/acceptance/checkable.jsonl", 2),
-    "public_sql": ("data/acceptance/public_sql.jsonl", 1),
-}
+# The package's own sets the CPU gate is fitted on (name -> (data file, task)): the catalogue's sets fitted on by
+# the gate (`evaluation.sets`, `fit_for`). None shares a question (the same entity and gold answer, in any words:
+# training/gate/held_out.py) with a set the catalogue says is held out from the gate; the reported fit sets are
+# marked in-sample in docs/results.md. tests/verify/test_held_out.py checks both. GATE_KG_QUESTIONS is generated into
+# the collection folder first (training/gate/kg_questions.py: KG template questions, unseen wordings first);
+# data/gate/ holds template questions with five pages each rendered from the bundled KG.
+GATE_KG_QUESTIONS = SETS["gate_kg"].data
+FIT_SUITES = {name: (s.data, s.task) for name, s in fit_sets(GATE).items()}
+
+
+def fit_set_digests() -> dict[str, str]:
+    """The sha256 of each fit set's file as `make gate` reads it (the KG template set as it is generated), recorded
+    in the fitted gate: a gate whose digests differ from these was fitted on other data and must be refitted."""
+    from training.gate.kg_questions import gate_questions, rows_text
+
+    digests = {}
+    for name, (data, _task) in FIT_SUITES.items():
+        if data == GATE_KG_QUESTIONS:
+            text = rows_text(gate_questions()).encode("utf-8")
+        else:
+            text = (REPO_ROOT / data).read_bytes()
+        digests[name] = hashlib.sha256(text).hexdigest()
+    return digests
+
+
+def stale_gate(path: str | Path) -> str | None:
+    """Why the fitted gate at `path` was not fitted on the fit sets as they are now (`fit_set_digests`), or None
+    when it was. A profile that answers through it needs it refitted (`make gate`)."""
+    recorded = (json.loads(Path(path).read_text(encoding="utf-8")).get("fitted_on") or {}).get("fit_sets")
+    if recorded is None:
+        return f"{path} records no digest of its fit sets: it was fitted before they were recorded"
+    changed = sorted(name for name, digest in fit_set_digests().items() if recorded.get(name) != digest)
+    return f"{path} was fitted on other data for {', '.join(changed)}" if changed else None
 
 
 @dataclass(frozen=True)

@@ -63,8 +63,13 @@ def gate_questions(per_template: int = 3, seed: int = 0, max_items: int = 3, kg:
              "held": e.held} for e in pick(examples, per_template, seed)]
 
 
+def rows_text(rows: Sequence[dict]) -> str:
+    """The JSONL text `write_rows` writes (what the fitted gate's digest of this set is taken of)."""
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+
+
 def write_rows(rows: Sequence[dict], path: str | Path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    path.write_text(rows_text(rows), encoding="utf-8")
     return path

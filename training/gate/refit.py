@@ -13,9 +13,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from evaluation.cli import UsageError
-from training.gate.fit import (FIT_SUITES, GATE_KG_QUESTIONS, compare_gates, cross_validated, fit,
-                                 labelled_candidates, reliability)
-from evaluation.experiments.grid import Outcome, Suite, run_cell
+from training.gate.fit import (FIT_SUITES, GATE_KG_QUESTIONS, compare_gates, cross_validated, fit, fit_set_digests,
+                               labelled_candidates, reliability)
+from evaluation.experiments.grid import Outcome, run_cell
+from evaluation.sets import Suite
 from evaluation.run_dir import RunDir
 from models.config import load_config
 from models.verify.gate import CalibratedGate
@@ -93,7 +94,8 @@ def fit_gate(runs: list[str], *, collect_dir: str | None = None, output: str | N
     print(f"{folds}-fold cross-validated (folds by question), C={best:g}:")
     print("\n".join(table.lines()))
     _print_scores("cross-validated", figures)
-    gate = fit(rows, best, {"runs": [str(r) for r in runs], "by_pathway": dict(by_pathway)})
+    gate = fit(rows, best, {"runs": [str(r) for r in runs], "by_pathway": dict(by_pathway),
+                            "fit_sets": fit_set_digests()})
     gate = replace(gate, metrics={"cv_folds": folds, "cv_ece": table.ece, "cv_scores": figures})
     gate.save(output)
     heaviest = sorted(zip(gate.names, gate.coef), key=lambda p: -abs(p[1]))[:10]

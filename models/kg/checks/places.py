@@ -24,7 +24,7 @@ _BEFORE_NAME = frozenset("""a an the in of at for from to near is was are were d
 located situated what which where who how many much people population county city town state capital mayor
 about and or on by born call calls called named visit visiting""".split())
 # anchored at the comma, and the name before it read backwards: linear in the question's length (a pattern that
-# matched the name forwards was quadratic: 2 s for a 20,000-character question)
+# matched the name forwards was quadratic in it)
 _QUALIFIED = re.compile(r",\s*(" + "|".join(re.escape(q) for q in QUALIFIERS) + r")\b")
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
 _NAME_CHARS = _LETTERS | frozenset(".'- ")
