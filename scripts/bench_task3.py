@@ -2,6 +2,8 @@
 
     python scripts/bench_task3.py [--data "$CRAG_DATA/dev_data.jsonl.bz2"] [--profile cpu] [--limit N]
                                   [--no-stage-budgets]
+    python scripts/bench_task3.py --write-data /tmp/task3_50.jsonl   # the same input as a file, for the CPU image:
+    python3 -m scripts.image run --task 3 --data /tmp/task3_50.jsonl  # (docs/results.md "The CPU submission in its image")
 
 Input, built from the real dev questions: each question gets its own 5 pages plus the 45 pages of the
 other 9 questions, so every question has 50 real pages (the 10 dev questions' 50 pages hold 14.9 MB of
