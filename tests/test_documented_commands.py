@@ -260,8 +260,13 @@ def check_python(words: list[str], environment: str) -> list[str]:
             usage = help_text(*program)
     except AssertionError as error:
         return [str(error)]
+    passed_on = []
+    if "--" in arguments:  # what follows `--` is another program's: `scripts.image run -- OPTIONS` is local_evaluation's
+        arguments, passed_on = arguments[:arguments.index("--")], arguments[arguments.index("--") + 1:]
     problems = [f"{option}: not an option of {shlex.join(words[:2 if rest[:1] != ['-m'] else 3])} (its --help)"
                 for option in _options(arguments) if not _lists_option(usage, option)]
+    if passed_on:
+        problems += check_python([words[0], "local_evaluation.py", *passed_on], environment)
     if "--profile" in arguments or any(a == "--set" or a.startswith("--set=") for a in arguments):
         problems += _check_profile_and_sets(arguments)
     return problems
@@ -473,6 +478,12 @@ def test_a_planted_wrong_option_is_reported(tmp_path):
     assert _problems(tmp_path, "# environment: cpu\npython local_evaluation.py --task 2") == []
     problems = _problems(tmp_path, "# environment: cpu\npython local_evaluation.py --task 2 --no-such-option")
     assert problems == ["--no-such-option: not an option of python local_evaluation.py (its --help)"]
+
+
+def test_options_after_a_double_dash_are_checked_against_local_evaluation(tmp_path):
+    assert _problems(tmp_path, "# environment: cpu\npython3 -m scripts.image run -- --set pipeline.batch_size=8") == []
+    assert _problems(tmp_path, "# environment: cpu\npython3 -m scripts.image run -- --no-such-option") == \
+        ["--no-such-option: not an option of python3 local_evaluation.py (its --help)"]
 
 
 def test_a_planted_missing_script_is_reported(tmp_path):
