@@ -6,6 +6,7 @@ import pytest
 import models.assembly  # noqa: F401 - the built-in parts
 from models.config import load_config
 from models.parts import Parts, _REGISTRY as PARTS, register_part, registered_parts
+from models.pathways import declare
 from models.pipeline import Pipeline
 from models.sources import Descriptor, build_sources, register_source
 from models.sources.base import _REGISTRY as SOURCES
@@ -58,6 +59,7 @@ class GazetteerSource(AlmanacSource):
     """A source that needs a part nobody else uses (its gazetteer): both are added by registration."""
 
     descriptor = Descriptor(name="gazetteer", stage="gazetteer", knows="the capital city of every country")
+    pathway = declare("gazetteer")  # the model reads the gazetteer's facts
 
     def __init__(self, gazetteer):
         super().__init__()

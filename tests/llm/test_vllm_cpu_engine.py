@@ -21,6 +21,7 @@ from models.kg.apis.registry import compile_program
 from models.kg.pathway import KGPathway, clean_program
 from models.llm.generator import GenerationRequest, completions_of
 from models.llm.stand_in import BaseModelStandIn
+from models.pathways import KG
 from models.sources.base import AnswerPlan
 from models.sources.kg import KGSource
 from models.types import Query

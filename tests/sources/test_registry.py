@@ -20,6 +20,7 @@ class AlmanacSource:
     """A toy source: an almanac that knows capitals; it writes no native query and answers from its own facts."""
 
     descriptor = Descriptor(name="almanac", stage="almanac", knows="capitals of countries")
+    pathway = ALMANAC  # a subclass that is another source declares its own
     FACTS = {"capital of australia": "The capital of Australia is Canberra."}
 
     def __init__(self):
@@ -39,7 +40,7 @@ class AlmanacSource:
 
     def answer_plan(self, state, task):
         name = self.descriptor.name
-        return AnswerPlan(ALMANAC, "answer_ctrl") if state.evidence_of(name) else None
+        return AnswerPlan(self.pathway, "answer_ctrl") if state.evidence_of(name) else None
 
     def trace(self, state, evidence, run):
         state.trace[self.descriptor.name] = list(evidence.texts)

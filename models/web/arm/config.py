@@ -57,7 +57,7 @@ class ArmConfig:
     # score = lexical_weight * mean over keywords of max-normalised BM25 + (1 - lexical_weight) * cosine
     lexical_weight: float = 0.5
     # The cosine: children (each object's best embedded child, the embeddings the parent/child pathway computes) |
-    # objects (each serialised object embedded whole, ARM's way: 3-10 s per question with MiniLM on one core)
+    # objects (each serialised object embedded whole, ARM's way; its cost: docs/results.md "Retrievers: parent_child and ARM")
     embed: str = "children"
     top_objects: int = 5  # objects given to the answer step, best first (within web.context_max_tokens)
     structure: StructureConfig = field(default_factory=StructureConfig)

@@ -6,7 +6,7 @@ scored by information alignment instead of recall + rerank.
     constrained rewrite into index n-grams (one LLM call for the batch) ─► per keyword, max-normalised BM25
     of its n-grams over the objects; lexical = their mean ─► cosine = the best cosine of the object's
     embedded children (question embedding; the BM25 top `web.prefilter_k` children, as today), or with
-    `arm.embed: objects` the cosine of the serialised object itself (ARM's way; 3-10 s per question on a CPU) ─►
+    `arm.embed: objects` the cosine of the serialised object itself (ARM's way; its cost is measured in docs/results.md) ─►
     score = w * lexical + (1 - w) * cosine ─► top `arm.top_objects`, best first
 
 An object's lexical score rewards covering several keywords, which is what list questions need ("which
