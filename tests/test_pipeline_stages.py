@@ -1,5 +1,7 @@
 """ElectricSheep's stages wired into the pipeline (attributes, reasoning + knowledge + calculator + backup):
 each with stand-ins, each off by default, each failure costing one item, each decision in the trace."""
+import time
+
 import numpy as np
 import pytest
 
@@ -44,6 +46,8 @@ class Scripted(ServesAnyAdapter):
     def generate(self, requests, *, deadline=None):
         roles = [self.role(r) for r in requests]
         left = deadline.remaining() if deadline is not None else float("inf")
+        if left < 1e-3:  # a real backend's first step takes longer; a clock can read the same twice in a row
+            time.sleep(1e-3)
         self.calls.extend((role, len(requests), left) for role in sorted(set(roles)))
         for role, request in zip(roles, requests):
             self.prompts.setdefault(role, []).append("\n".join(m["content"] for m in request.messages))
