@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     copy = copy_tree(into)
     print(f"plain clone: {copy} (nothing beside it; CRAG_DATA and CI unset)", flush=True)
     if args.fresh:
-        pytest_args = " ".join(["-rs", *args.pytest_args])
+        pytest_args = " ".join(["-rfEs", *args.pytest_args])
         done = subprocess.run(["make", "test", f"ARGS={pytest_args}"], cwd=copy, env=user_environment(copy),
                               capture_output=True, text=True)
     else:

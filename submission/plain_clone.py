@@ -24,7 +24,8 @@ from models.paths import REPO_ROOT
 SKIP_LINE = re.compile(r"^SKIPPED \[\d+\] (?P<where>[^:]+:\d+): (?P<reason>.*)$", re.M)
 # Skips a plain clone may have besides CRAG's files: what a machine without a GPU, or without a built submission
 # image, lacks by design (the in-image commands are then checked by --help in the virtualenv).
-BY_DESIGN = ("no CUDA GPU", "a CUDA GPU is present", "no `crag-submission` image")
+BY_DESIGN = ("no CUDA GPU", "a CUDA GPU is present", "no `crag-submission` image",
+             "no Chromium on PATH")  # the browser test's: a system package that .ci/run installs, not `make setup`
 
 
 def tree_files(root: Path = REPO_ROOT) -> list[str]:
@@ -63,8 +64,8 @@ def user_environment(copy: Path, ci: bool = False) -> dict[str, str]:
 
 def run_pytest(copy: Path, args: list[str], python: str = sys.executable, ci: bool = False,
                timeout: float | None = None) -> subprocess.CompletedProcess:
-    """`python -m pytest -rs -p no:cacheprovider ARGS` in `copy`, as a user would run it (`user_environment`)."""
-    return subprocess.run([python, "-m", "pytest", "-rs", "-p", "no:cacheprovider", *args], cwd=copy,
+    """`python -m pytest -rfEs -p no:cacheprovider ARGS` in `copy`, as a user would run it (`user_environment`)."""
+    return subprocess.run([python, "-m", "pytest", "-rfEs", "-p", "no:cacheprovider", *args], cwd=copy,
                           env=user_environment(copy, ci), capture_output=True, text=True, timeout=timeout)
 
 

@@ -49,6 +49,7 @@ import pytest
 
 from models.config import ConfigError, load_config, parse_override
 from tests.test_docs_links import FENCE
+from tests.test_documented_overrides import profile_and_sets
 
 REPO = Path(__file__).resolve().parent.parent
 ENVIRONMENTS = {
@@ -216,14 +217,8 @@ def _options(words: list[str]) -> list[str]:
 
 
 def _check_profile_and_sets(words: list[str]) -> list[str]:
-    problems, profile, sets = [], None, []
-    for index, word in enumerate(words):
-        if word == "--profile" and index + 1 < len(words):
-            profile = words[index + 1]
-        elif word == "--set" and index + 1 < len(words):
-            sets.append(words[index + 1])
-        elif word.startswith("--set="):
-            sets.append(word.removeprefix("--set="))
+    problems = []
+    profile, sets = profile_and_sets(words)
     if profile and ("/" in profile or profile.endswith(".yaml")) and not (REPO / profile).exists():
         profile = None  # a profile file an earlier command of the block writes (under /tmp): loaded there
     try:

@@ -56,7 +56,11 @@ def documented_commands(path: Path) -> list[tuple[int, str]]:
 
 def overrides_of(command: str) -> tuple[str | None, list[str]]:
     """(the --profile value or None, the --set arguments) the program receives from `command`."""
-    args = shlex.split(command, comments=True)
+    return profile_and_sets(shlex.split(command, comments=True))
+
+
+def profile_and_sets(args: list[str]) -> tuple[str | None, list[str]]:
+    """(the --profile value or None, the --set arguments) among a command's arguments."""
     profile, sets = None, []
     for index, arg in enumerate(args):
         if arg == "--profile" and index + 1 < len(args):
