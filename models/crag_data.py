@@ -61,7 +61,9 @@ def require(name: str) -> Path:
     return path
 
 
-def missing_message(name: str, path: Path) -> str:
+def missing_message(name: str, path: Path | None = None) -> str:
+    """Which CRAG file is missing, where it was looked for (`path`, default where the setting says), how to get it."""
+    path = crag_path(name) if path is None else path
     where = os.environ.get(CRAG_DATA_ENV, "").strip()
     setting = f"{CRAG_DATA_ENV}={where}" if where else f"{CRAG_DATA_ENV} unset, so {DEFAULT_CRAG_DATA}/"
     return f"CRAG's {name} is not at {path} ({setting}): {HOW_TO_GET}"

@@ -43,7 +43,7 @@ def crag_file(name: str) -> Path:
     reason names the setting (a plain clone has none of CRAG's files); in CI a failure. Never returns then."""
     path = crag_file_if_present(name)
     if path is None:
-        pytest.skip(f"{crag_data.missing_message(name, crag_data.crag_path(name))} "
+        pytest.skip(f"{crag_data.missing_message(name)} "
                     f"[set {crag_data.CRAG_DATA_ENV} to run this test]")
     return path
 
