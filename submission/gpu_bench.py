@@ -71,18 +71,26 @@ def _sync(device: str) -> None:
         torch.cuda.synchronize()
 
 
-def timed(fn: Callable[[], object], device: str, repeats: int = 3) -> float:
-    """The median seconds of `repeats` runs of `fn` after one warm-up run (first-use costs are not the steady
-    state: the pipeline's warm-up pays them at start-up)."""
+def timed(fn: Callable[[], object], device: str, repeats: int = 3, min_s: float = 0.05) -> float:
+    """The median seconds of one run of `fn` over `repeats` rounds, after one warm-up run (first-use costs are not
+    the steady state: the pipeline's warm-up pays them at start-up).
+
+    A round runs `fn` as many times as it takes to last `min_s` (as `timeit`'s autorange does): on a virtual machine
+    the clock may advance in steps of milliseconds, so one sub-millisecond run can read as no time at all."""
     fn()
     _sync(device)
     runs = []
     for _ in range(repeats):
-        started = time.perf_counter()
-        fn()
-        _sync(device)
-        runs.append(time.perf_counter() - started)
-    return max(statistics.median(runs), 1e-9)  # a kernel below the clock's resolution still divides
+        count, started = 0, time.perf_counter()
+        while True:
+            fn()
+            _sync(device)
+            count += 1
+            elapsed = time.perf_counter() - started
+            if elapsed >= min_s:
+                break
+        runs.append(elapsed / count)
+    return statistics.median(runs)
 
 
 # ---------------------------------------------------------------------- kernels
