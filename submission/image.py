@@ -54,7 +54,7 @@ class ImageError(Exception):
 
 
 # ------------------------------------------------------------------------------------------ tools
-APT_PACKAGES = {"dockerd": "docker.io", "docker": "docker.io", "debootstrap": "debootstrap"}
+APT_PACKAGES = {"dockerd": "docker.io", "docker": "docker.io", "containerd": "containerd", "debootstrap": "debootstrap"}
 
 
 def missing_tools(needed: tuple[str, ...] = ("docker", "dockerd", "debootstrap")) -> list[str]:
@@ -130,8 +130,10 @@ class Daemon:
         log = open(self.state_dir / "dockerd.log", "ab")
         # exec-root holds unix sockets (path length limit 108): a short folder under /run.
         exec_root = Path("/run") / f"crag-docker-{abs(hash(str(self.state_dir))) % 10**8}"
+        containerd_socket = self._start_containerd(exec_root, log)
         command = ["dockerd", "--bridge=none", "--host", self.host, "--data-root", str(self.state_dir / "data"),
-                   "--exec-root", str(exec_root), "--pidfile", str(self.state_dir / "dockerd.pid")]
+                   "--exec-root", str(exec_root), "--pidfile", str(self.state_dir / "dockerd.pid"),
+                   "--containerd", containerd_socket]
         process = subprocess.Popen(command, stdout=log, stderr=log, start_new_session=True)
         self.started_pid = process.pid
         deadline = time.monotonic() + 60
@@ -143,6 +145,33 @@ class Daemon:
             time.sleep(0.5)
         print(f"started dockerd (pid {self.started_pid}) on {self.host}", flush=True)
         return self
+
+    def _start_containerd(self, exec_root: Path, log) -> str:
+        """Starts containerd for our dockerd (dockerd would start its own) with its GC scheduler's pause threshold
+        at 0, which keeps a fixed 1 s interval. containerd 1.6.20 (Debian 12's) divides by the average GC time
+        to schedule the next one; where the clock reads a collection as 0 s, that interval is 0 and the scheduler
+        spins a whole core (containerd/containerd#5089, fixed in 1.6.31 by #10103), a core the container under
+        test would lose."""
+        ensure_tools(("containerd",))
+        socket_path = exec_root / "containerd.sock"
+        config = self.state_dir / "containerd.toml"
+        config.write_text("version = 2\n"
+                          f'root = "{self.state_dir / "data" / "containerd" / "daemon"}"\n'
+                          f'state = "{exec_root / "containerd" / "daemon"}"\n'
+                          'disabled_plugins = ["io.containerd.grpc.v1.cri"]\n'
+                          f'[grpc]\n  address = "{socket_path}"\n'
+                          '[plugins."io.containerd.gc.v1.scheduler"]\n  pause_threshold = 0.0\n')
+        process = subprocess.Popen(["containerd", "--config", str(config)], stdout=log, stderr=log,
+                                   start_new_session=True)
+        (self.state_dir / "containerd.pid").write_text(str(process.pid))
+        deadline = time.monotonic() + 30
+        while not socket_path.exists():
+            if process.poll() is not None or time.monotonic() > deadline:
+                _stop_pid(process.pid, "containerd", str(config))
+                tail = (self.state_dir / "dockerd.log").read_text(errors="replace").splitlines()[-5:]
+                raise ImageError("containerd did not start: " + " | ".join(tail))
+            time.sleep(0.2)
+        return str(socket_path)
 
     def __exit__(self, *exc) -> None:
         if self._users is None:
@@ -160,26 +189,16 @@ class Daemon:
         self._stop()
 
     def _stop(self) -> None:
-        if self.started_pid is None:
-            return
-        try:  # a stale pidfile's number may now be another process: only our own dockerd is stopped
-            cmdline = Path(f"/proc/{self.started_pid}/cmdline").read_bytes().split(b"\0")
-        except OSError:
-            cmdline = []
-        is_ours = bool(cmdline) and Path(cmdline[0].decode()).name == "dockerd" and self.host.encode() in cmdline
-        if not is_ours:
-            self.started_pid = None
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(self.started_pid, 15)
-            for _ in range(120):
-                if subprocess.run(["kill", "-0", str(self.started_pid)], capture_output=True).returncode != 0:
-                    break
-                with contextlib.suppress(ChildProcessError):
-                    os.waitpid(self.started_pid, os.WNOHANG)
-                time.sleep(0.25)
-        print(f"stopped dockerd (pid {self.started_pid})", flush=True)
+        """Stops our dockerd, then our containerd, each by its process id."""
+        if self.started_pid is not None and _stop_pid(self.started_pid, "dockerd", self.host):
+            print(f"stopped dockerd (pid {self.started_pid})", flush=True)
         self.started_pid = None
+        pidfile = self.state_dir / "containerd.pid"
+        if pidfile.is_file():
+            pid = int(pidfile.read_text().strip() or 0)
+            if pid and _stop_pid(pid, "containerd", str(self.state_dir / "containerd.toml")):
+                print(f"stopped containerd (pid {pid})", flush=True)
+            pidfile.unlink(missing_ok=True)
 
     def docker(self, *args: str, check: bool = True, capture: bool = False, **kwargs) -> subprocess.CompletedProcess:
         run = subprocess.run(["docker", *args], env=self.env(), text=True, capture_output=capture, **kwargs)
@@ -190,6 +209,26 @@ class Daemon:
 
     def has_image(self, tag: str) -> bool:
         return self.docker("image", "inspect", tag, check=False, capture=True).returncode == 0
+
+
+def _stop_pid(pid: int, program: str, marker: str) -> bool:
+    """Stops process `pid` if it is `program` started with `marker` among its arguments (a stale pidfile's number
+    may now be another process); True when it was ours."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    if not cmdline or Path(cmdline[0].decode()).name != program or marker.encode() not in cmdline:
+        return False
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, 15)
+        for _ in range(120):
+            if subprocess.run(["kill", "-0", str(pid)], capture_output=True).returncode != 0:
+                break
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+            time.sleep(0.25)
+    return True
 
 
 # ------------------------------------------------------------------------------------------ base image
