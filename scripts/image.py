@@ -51,11 +51,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                      help="where the run's files land (default %(default)s)")
     run.add_argument("--cpus", default=GRADER_CPUS)
     run.add_argument("--memory", default=GRADER_MEMORY)
+    run.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
+                     help="a variable set in the container, as an ENV line of the Dockerfile would (repeatable)")
     run.add_argument("extra", nargs="*", help="after --: more local_evaluation.py arguments")
     exec_ = sub.add_parser("exec", help="run a command in an image (--network none)")
     exec_.add_argument("--tag", default=CPU_TAG)
     exec_.add_argument("argv", nargs="+")
     return parser.parse_args(argv)
+
+
+def _settings(pairs: list[str]) -> dict[str, str]:
+    bad = [pair for pair in pairs if "=" not in pair or not pair.split("=", 1)[0]]
+    if bad:
+        raise SystemExit(f"error: --env takes KEY=VALUE, not {bad[0]!r}")
+    return dict(pair.split("=", 1) for pair in pairs)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -71,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
                 return 0
             if args.command == "run":
                 return run_evaluation(daemon, args.tag, args.output_dir, args.task, args.data, args.extra,
-                                      args.cpus, args.memory)
+                                      args.cpus, args.memory, env=_settings(args.env))
             return daemon.docker("run", "--rm", "--network", "none", "-w", IN_IMAGE_REPO, args.tag, *args.argv,
                                  check=False).returncode
     except ImageError as exc:

@@ -79,14 +79,17 @@ def run_container(daemon: Daemon, tag: str, command: list[str], out_dir: Path, c
 
 
 def run_evaluation(daemon: Daemon, tag: str, out_dir: Path, task: str = "1", data: Path | None = None,
-                   extra: list[str] = (), cpus: str = GRADER_CPUS, memory: str = GRADER_MEMORY) -> int:
+                   extra: list[str] = (), cpus: str = GRADER_CPUS, memory: str = GRADER_MEMORY,
+                   env: dict[str, str] | None = None) -> int:
     """`local_evaluation.py` in `tag` under the grader's limits, printing the container's line and the run's
-    latency; returns 0, or 1 when the run failed or hit the memory cap."""
+    latency; returns 0, or 1 when the run failed or hit the memory cap. `env`: variables set in the container, as
+    an `ENV` line of the Dockerfile would set them (LD_PRELOAD, say)."""
     mounts = {data.resolve(): f"/data/{data.name}"} if data else {}
     command = ["python", "local_evaluation.py", "--task", task, *(["--data", f"/data/{data.name}"] if data else []),
                "--output-dir", f"{CONTAINER_OUT}/run", *extra]
-    print(f"{tag}: {' '.join(command)} (--cpus {cpus} --memory {memory} --network none)", flush=True)
-    result = run_container(daemon, tag, command, out_dir, cpus, memory, mounts)
+    settings = "".join(f" -e {key}={value}" for key, value in (env or {}).items())
+    print(f"{tag}: {' '.join(command)} (--cpus {cpus} --memory {memory} --network none{settings})", flush=True)
+    result = run_container(daemon, tag, command, out_dir, cpus, memory, mounts, env=env)
     print(result.summary(memory), flush=True)
     summary = Path(out_dir) / "run" / "summary.json"
     if summary.is_file():  # local_evaluation.py's own per-question latencies (batch time / batch size)
