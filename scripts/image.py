@@ -53,6 +53,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     run.add_argument("--memory", default=GRADER_MEMORY)
     run.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                      help="a variable set in the container, as an ENV line of the Dockerfile would (repeatable)")
+    run.add_argument("--shm-size", help="the container's /dev/shm (default Docker's, 64 MiB; vLLM's CPU engine needs "
+                                        "400 MiB: models/llm/cpu_host.shm_ring_plan)")
     run.add_argument("extra", nargs="*", help="after --: more local_evaluation.py arguments")
     exec_ = sub.add_parser("exec", help="run a command in an image (--network none)")
     exec_.add_argument("--tag", default=CPU_TAG)
@@ -80,7 +82,8 @@ def main(argv: list[str] | None = None) -> int:
                 return 0
             if args.command == "run":
                 return run_evaluation(daemon, args.tag, args.output_dir, args.task, args.data, args.extra,
-                                      args.cpus, args.memory, env=_settings(args.env))
+                                      args.cpus, args.memory, env=_settings(args.env),
+                                      shm_size=args.shm_size)
             return daemon.docker("run", "--rm", "--network", "none", "-w", IN_IMAGE_REPO, args.tag, *args.argv,
                                  check=False).returncode
     except ImageError as exc:

@@ -50,8 +50,10 @@ class ContainerRun:
 
 def run_container(daemon: Daemon, tag: str, command: list[str], out_dir: Path, cpus: str = GRADER_CPUS,
                   memory: str = GRADER_MEMORY, mounts: dict[Path, str] | None = None,
-                  env: dict[str, str] | None = None) -> ContainerRun:
-    """Runs `command` in `tag` under the grader's limits (`--network none`), `out_dir` mounted at /out."""
+                  env: dict[str, str] | None = None, shm_size: str | None = None) -> ContainerRun:
+    """Runs `command` in `tag` under the grader's limits (`--network none`), `out_dir` mounted at /out.
+    `shm_size`: the container's /dev/shm (Docker's default, 64 MiB, when None: what the grader's `docker run` is
+    assumed to give)."""
     out_dir = Path(out_dir).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     os.chmod(out_dir, 0o777)  # the image's user (uid 1001) writes there
@@ -62,7 +64,7 @@ def run_container(daemon: Daemon, tag: str, command: list[str], out_dir: Path, c
     name = f"crag-run-{os.getpid()}-{int(time.time())}"
     args = ["run", "--name", name, "--network", "none", "--cpus", cpus, "--memory", memory, "--memory-swap", memory,
             *[a for v in volumes for a in ("-v", v)], *[a for k, v in (env or {}).items() for a in ("-e", f"{k}={v}")],
-            tag, "bash", "-c", script, "run", *command]
+            *(["--shm-size", shm_size] if shm_size else []), tag, "bash", "-c", script, "run", *command]
     started = time.monotonic()
     try:
         daemon.docker(*args, check=False)
@@ -80,7 +82,7 @@ def run_container(daemon: Daemon, tag: str, command: list[str], out_dir: Path, c
 
 def run_evaluation(daemon: Daemon, tag: str, out_dir: Path, task: str = "1", data: Path | None = None,
                    extra: list[str] = (), cpus: str = GRADER_CPUS, memory: str = GRADER_MEMORY,
-                   env: dict[str, str] | None = None) -> int:
+                   env: dict[str, str] | None = None, shm_size: str | None = None) -> int:
     """`local_evaluation.py` in `tag` under the grader's limits, printing the container's line and the run's
     latency; returns 0, or 1 when the run failed or hit the memory cap. `env`: variables set in the container, as
     an `ENV` line of the Dockerfile would set them (LD_PRELOAD, say)."""
@@ -88,8 +90,9 @@ def run_evaluation(daemon: Daemon, tag: str, out_dir: Path, task: str = "1", dat
     command = ["python", "local_evaluation.py", "--task", task, *(["--data", f"/data/{data.name}"] if data else []),
                "--output-dir", f"{CONTAINER_OUT}/run", *extra]
     settings = "".join(f" -e {key}={value}" for key, value in (env or {}).items())
+    settings += f" --shm-size {shm_size}" if shm_size else ""
     print(f"{tag}: {' '.join(command)} (--cpus {cpus} --memory {memory} --network none{settings})", flush=True)
-    result = run_container(daemon, tag, command, out_dir, cpus, memory, mounts, env=env)
+    result = run_container(daemon, tag, command, out_dir, cpus, memory, mounts, env=env, shm_size=shm_size)
     print(result.summary(memory), flush=True)
     summary = Path(out_dir) / "run" / "summary.json"
     if summary.is_file():  # local_evaluation.py's own per-question latencies (batch time / batch size)

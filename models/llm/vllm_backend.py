@@ -144,14 +144,14 @@ def _cuda_engine_args(config: LLMConfig, gpu_count: Callable[[], int]) -> dict:
 def _cpu_engine_args(config: LLMConfig) -> dict:
     """vLLM's CPU build (`llm.device: cpu`): no NVML and no tensor parallelism; the dtype the CPU computes and a KV
     cache the NUMA node can hold (`models/llm/cpu_host.cpu_engine`), both said in the start-up log."""
-    from models.llm.cpu_host import KVCacheTooLarge, cpu_engine, vllm_cpu_unsupported
+    from models.llm.cpu_host import KVCacheTooLarge, SharedMemoryTooSmall, cpu_engine, vllm_cpu_unsupported
 
     unsupported = vllm_cpu_unsupported()
     if unsupported:
         raise BackendUnavailableError(f"llm.device is 'cpu' for llm.backend 'vllm' but {unsupported}")
     try:
         engine = cpu_engine(config)
-    except KVCacheTooLarge as exc:
+    except (KVCacheTooLarge, SharedMemoryTooSmall) as exc:
         raise BackendUnavailableError(str(exc)) from exc
     os.environ.update(engine.env)  # read by the engine core, a process spawned from this one: before it exists
     log.info("vLLM on CPU: %s", engine.line)

@@ -194,3 +194,33 @@ def test_the_server_and_the_backend_read_one_mapping(build_cpu, monkeypatch):
     assert "--enforce-eager" in flags and "--enable-lora" in flags and "--max-loras" in flags
     server = argv[argv.index("vllm.entrypoints.openai.api_server") + 1:argv.index("--served-model-name")]
     assert server == flags
+
+
+def test_the_shared_memory_rings_fit_the_free_space_or_say_how_to_get_it():
+    """vLLM's CPU engine needs 400 MiB of /dev/shm at its defaults (a request ring of 10 x 16 MiB, a reply ring of
+    240 MiB); Docker gives 64 MiB unless told otherwise. The request ring shrinks to fit what is left beside the
+    reply ring; vLLM's default is kept where it fits, and a size set outside is kept; too little says how to fix
+    it."""
+    from models.llm.cpu_host import SharedMemoryTooSmall, shm_ring_plan
+
+    mib = 1 << 20
+    assert shm_ring_plan(512 * mib, env={}) == ({}, "shared-memory rings: 400 MiB of 512 MiB free in /dev/shm")
+    assert shm_ring_plan(300 * mib, env={})[0] == {"VLLM_MQ_MAX_CHUNK_BYTES_MB": "4"}
+    assert shm_ring_plan(300 * mib, env={"VLLM_MQ_MAX_CHUNK_BYTES_MB": "2"})[0] == {}
+    assert shm_ring_plan(None, env={})[0] == {}
+    with pytest.raises(SharedMemoryTooSmall, match="--shm-size 512m"):
+        shm_ring_plan(64 * mib, env={})
+    with pytest.raises(SharedMemoryTooSmall, match="at least 400 MiB"):
+        shm_ring_plan(300 * mib, env={"VLLM_MQ_MAX_CHUNK_BYTES_MB": "16"})
+
+
+def test_the_engine_reads_the_rings_from_this_machine(monkeypatch):
+    import models.llm.cpu_host as cpu_host
+
+    monkeypatch.delenv("VLLM_MQ_MAX_CHUNK_BYTES_MB", raising=False)
+    monkeypatch.setattr(cpu_host, "shm_free_bytes", lambda: 300 << 20)
+    engine = cpu_host.cpu_engine(load_config("cpu-vllm").llm)
+    assert engine.env["VLLM_MQ_MAX_CHUNK_BYTES_MB"] == "4" and "shared-memory rings" in engine.line
+    monkeypatch.setattr(cpu_host, "shm_free_bytes", lambda: 64 << 20)
+    with pytest.raises(cpu_host.SharedMemoryTooSmall):
+        cpu_host.cpu_engine(load_config("cpu-vllm").llm)
