@@ -54,7 +54,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     run.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                      help="a variable set in the container, as an ENV line of the Dockerfile would (repeatable)")
     run.add_argument("--shm-size", help="the container's /dev/shm (default Docker's, 64 MiB; vLLM's CPU engine needs "
-                                        "400 MiB: models/llm/cpu_host.shm_ring_plan)")
+                                        "400 MiB: models/llm/shared_memory.py)")
     run.add_argument("extra", nargs="*", help="after --: more local_evaluation.py arguments")
     exec_ = sub.add_parser("exec", help="run a command in an image (--network none)")
     exec_.add_argument("--tag", default=CPU_TAG)

