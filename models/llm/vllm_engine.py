@@ -21,7 +21,8 @@ whose requests run long overruns the batch, which then scores as all missing. Th
 - `LLMEngine.has_unfinished_requests()` (`llm_engine.py` 203-207).
 
 So `run` adds each request alone (one the engine rejects costs only itself), steps while a request is unfinished
-and the deadline leaves time for one more step (as long as the longest step of this call), and then aborts what
+and the deadline leaves time for one more step (as long as the longest step of this call, or of the previous call
+before this one has taken any: a call's first step is a prefill, as long as the longest), and then aborts what
 is left: finished completions are kept; an aborted request is "" with its reason, and the caller answers
 "i don't know". The deadline is overrun by at most one step's misprediction, not by a whole call.
 """
@@ -69,6 +70,9 @@ class EngineDriver:
     def __init__(self, engine, clock=time.monotonic):
         self.engine, self.clock = engine, clock
         self._ids = itertools.count()
+        # The previous call's longest step: without it a call's first step, unmeasured, would start with any time
+        # left (3 sampled answers a question, a call after the answers' own, overran a batch by up to 1.3 s so).
+        self.previous_longest_step_s = 0.0
 
     def run(self, prompts: Sequence[dict], params: Sequence[Any], loras: Sequence[Any],
             deadline: Deadline | None = None) -> EngineRun:
@@ -80,6 +84,8 @@ class EngineDriver:
         try:
             self._add(prompts, params, loras, pending, result)
             self._step_until_done(pending, deadline, result)
+            if result.steps:
+                self.previous_longest_step_s = result.longest_step_s
         except BaseException:  # an engine step failed (or the process is stopping): leave nothing running
             self._abort(pending, result, "aborted: an engine step failed")
             raise
@@ -118,8 +124,8 @@ class EngineDriver:
 
     def _step_until_done(self, pending: dict[str, int], deadline: Deadline, result: EngineRun) -> None:
         while pending and self.engine.has_unfinished_requests():
-            if deadline.remaining() <= result.longest_step_s:  # the next step would end past the deadline
-                return
+            if deadline.remaining() <= (result.longest_step_s if result.steps else self.previous_longest_step_s):
+                return  # the next step would end past the deadline
             started = self.clock()
             outputs = self.engine.step()
             result.steps += 1

@@ -211,6 +211,21 @@ def test_a_stage_returns_at_its_deadline_with_the_finished_results_kept(build, a
     assert outputs_of(generator, [GenerationRequest(USER)]) == ["answer 0"]  # nothing was left in the engine
 
 
+def test_a_call_whose_first_step_would_end_past_the_deadline_does_not_start(build, monkeypatch):
+    """A call's first step is unmeasured: the driver takes the previous call's longest step for it, so a second
+    call (the sampled answers after the answers) with less time left than that starts nothing, and says so."""
+    clock = _Clock()
+    monkeypatch.setattr(StandInLLM, "engine_options", dict(step_s=1.0, clock=clock, tokens=lambda added: 2))
+    generator = build()
+    generator.driver.clock = clock
+    assert list(generator.generate([GenerationRequest(USER)], deadline=Deadline(5.0, clock=clock))) == ["answer 0"]
+    assert generator.driver.previous_longest_step_s == 1.0 and clock.now == 2.0
+    late = generator.generate([GenerationRequest(USER)], deadline=Deadline(0.9, clock=clock))
+    assert list(late) == [""] and "after 0 engine steps" in late.reasons[0] and clock.now == 2.0
+    assert list(generator.generate([GenerationRequest(USER)], deadline=Deadline(2.5, clock=clock)))[0].startswith(
+        "answer")
+
+
 def outputs_of(generator, requests):
     return list(generator.generate(requests))
 
