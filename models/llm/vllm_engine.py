@@ -71,7 +71,7 @@ class EngineDriver:
         self.engine, self.clock = engine, clock
         self._ids = itertools.count()
         # The previous call's longest step: without it a call's first step, unmeasured, would start with any time
-        # left (3 sampled answers a question, a call after the answers' own, overran a batch by up to 1.3 s so).
+        # left (3 sampled answers a question, a call after the answers' own, overran their batch so).
         self.previous_longest_step_s = 0.0
 
     def run(self, prompts: Sequence[dict], params: Sequence[Any], loras: Sequence[Any],
