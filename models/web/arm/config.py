@@ -57,7 +57,8 @@ class ArmConfig:
     # score = lexical_weight * mean over keywords of max-normalised BM25 + (1 - lexical_weight) * cosine
     lexical_weight: float = 0.5
     # The cosine: children (each object's best embedded child, the embeddings the parent/child pathway computes) |
-    # objects (each serialised object embedded whole, ARM's way; its cost: docs/results.md "Retrievers: parent_child and ARM")
+    # objects (each serialised object embedded whole, ARM's way; its measured cost is in
+    # docs/results.md "Information alignment (ARM part 1)")
     embed: str = "children"
     top_objects: int = 5  # objects given to the answer step, best first (within web.context_max_tokens)
     structure: StructureConfig = field(default_factory=StructureConfig)
