@@ -157,6 +157,22 @@ def test_fit_script_fits_on_saved_runs_and_measures_on_held_out_ones(tmp_path, c
     assert "held out" in capsys.readouterr().out
 
 
+def test_a_gate_fitted_without_the_readers_score_never_reads_it(tmp_path, capsys):
+    from scripts.fit_gate import main
+
+    right = {**_scores("Christopher Nolan"), "reader": 0.9}
+    wrong = {**_scores("Christopher Nolan"), "reader": 0.1}
+    train = _run_dir(tmp_path, "train", [(right, "Christopher Nolan")] * 12 + [(wrong, "Steven Spielberg")] * 12)
+    assert main([str(train), "--output", str(tmp_path / "with.json"), "--folds", "3", "--c", "1"]) == 0
+    assert main([str(train), "--output", str(tmp_path / "without.json"), "--folds", "3", "--c", "1",
+                 "--without", "reader"]) == 0
+    capsys.readouterr()
+    with_reader, without = CalibratedGate.load(tmp_path / "with.json"), CalibratedGate.load(tmp_path / "without.json")
+    assert {"reader", "has_reader"} <= set(with_reader.names)
+    assert not {"reader", "has_reader"} & set(without.names) and without.fitted_on["without"] == ["reader"]
+    assert with_reader.probability(features(right, True)) > 0.5 > with_reader.probability(features(wrong, True))
+
+
 @pytest.mark.parametrize("argv, message", [(["--output", "g.json", "--gate", "g.json"], "not both"),
                                            (["--output", "g.json"], "no run dirs"),
                                            (["RUN", "--output", "g.json"], "no predictions.jsonl in ['RUN']")])
