@@ -28,7 +28,7 @@ from models.verify.lexical import SENTENCE_BREAK, claims, stem
 
 log = logging.getLogger(__name__)
 
-PASSAGE_CHARS = 600  # ~150 tokens of evidence: with the question and answer it fits the reader's 256 tokens
+PASSAGE_CHARS = 400  # ~100 tokens of evidence: with the question and answer well inside the reader's 256 tokens
 MAX_TOKENS = 256
 ADAPTER_CONFIG = "adapter_config.json"
 # modules trained whole beside the LoRA matrices: the classification head, and BERT's pooler, which a sentence

@@ -28,9 +28,9 @@ LOG = "training_log.json"
 
 @dataclass(frozen=True)
 class ReaderSettings:
-    epochs: int = 3
+    epochs: int = 4
     batch_size: int = 16
-    learning_rate: float = 5e-4
+    learning_rate: float = 2e-3
     lora_r: int = 8
     lora_alpha: int = 16
     seed: int = 0
