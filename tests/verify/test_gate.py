@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from training.gate.fit import Row, cross_validated, fit, labelled_candidates, reliability
+from training.gate.fit import Row, compare_gates, cross_validated, fit, labelled_candidates, reliability
 from models.pathways import WEB
 from models.types import IDK, INVALID
 from models.verify import Candidate, SupportVerifier, VerifierConfig
@@ -171,6 +171,12 @@ def test_a_gate_fitted_without_the_readers_score_never_reads_it(tmp_path, capsys
     assert {"reader", "has_reader"} <= set(with_reader.names)
     assert not {"reader", "has_reader"} & set(without.names) and without.fitted_on["without"] == ["reader"]
     assert with_reader.probability(features(right, True)) > 0.5 > with_reader.probability(features(wrong, True))
+    rows = labelled_candidates([train], VerifierConfig())
+    compared = compare_gates(rows, [0.0] * len(rows))
+    assert compared["reader"] == {"n": 24, "right": 12, "wrong": 0, "refused": 12, "score": 0.5}
+    assert compared["rules"]["wrong"] == 12 and compared["calibrated"]["right"] == 0
+    unread = [Row(r.run, r.question, r.pathway, r.answer, {}, r.rules_accepted, r.label) for r in rows]
+    assert "reader" not in compare_gates(unread, [0.0] * len(rows))
 
 
 @pytest.mark.parametrize("argv, message", [(["--output", "g.json", "--gate", "g.json"], "not both"),
