@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from models.pathways import PUBLIC, SQL_DIRECT, WEB
+
 
 @dataclass(frozen=True)
 class VerifierConfig:
@@ -38,4 +40,4 @@ class VerifierConfig:
     # each read candidate's scores as `reader` (a feature of the calibrated gate, and the reader gate's input).
     reader: str = ""  # repo-relative or absolute folder of the trained reader ("" = none)
     reader_base: str = ""  # the encoder `make verifier` trains it from (a model spec: pkg:..., or models-dir path)
-    reader_pathways: tuple[str, ...] = ("web", "public", "sql-direct")  # whose candidates it reads
+    reader_pathways: tuple[str, ...] = (WEB.name, PUBLIC.name, SQL_DIRECT.name)  # whose candidates it reads

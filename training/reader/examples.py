@@ -167,9 +167,13 @@ def synthetic_errors(rights: Sequence[Base], rng: random.Random) -> list[Base]:
     return made
 
 
-def build(web_rows: Sequence[Mapping], runs: Sequence[str | Path] = (), pathways: Sequence[str] = ("web", "public",
-          "sql-direct"), seed: int = 0) -> list[ReaderExample]:
-    """Every example, in a stable order (by question, then origin, answer and passage)."""
+def build(web_rows: Sequence[Mapping], runs: Sequence[str | Path] = (), pathways: Sequence[str] | None = None,
+          seed: int = 0) -> list[ReaderExample]:
+    """Every example, in a stable order (by question, then origin, answer and passage); traced candidates of
+    `pathways` (default: those the reader reads, `verifier.reader_pathways`)."""
+    from models.verify.config import VerifierConfig
+
+    pathways = VerifierConfig().reader_pathways if pathways is None else pathways
     rng = random.Random(seed)
     golds = {f"web:{row['interaction_id']}": row for row in web_rows}
     bases = web_question_bases(web_rows, rng)
