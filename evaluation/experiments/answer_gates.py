@@ -69,7 +69,8 @@ def table(cells: Mapping[str, Mapping[str, Cell]], sets: Sequence[str], held_out
     """Markdown: a row per configuration, per set c / m / w and score (in-sample sets marked), then the pool."""
     in_sample = {s for s in sets if s not in held_out}
     head = [f"{s}{' (in-sample)' if s in in_sample else ''}" for s in sets]
-    lines = ["| configuration | " + " | ".join(head) + " | pooled held out (" + ", ".join(held_out) + ") |",
+    pooled_sets = [s for s in held_out if s in sets]
+    lines = ["| configuration | " + " | ".join(head) + " | pooled held out (" + ", ".join(pooled_sets) + ") |",
              "|---" * (len(sets) + 2) + "|"]
 
     def shown(cell: Cell) -> str:
