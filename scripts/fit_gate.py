@@ -3,6 +3,7 @@
     python scripts/fit_gate.py RUN_DIR [RUN_DIR ...] --output models/gates/cpu.json    # fit and write the gate
     python scripts/fit_gate.py --gate models/gates/cpu.json RUN_DIR [RUN_DIR ...]      # held-out calibration
     python scripts/fit_gate.py --collect outputs/gate-fit --output models/gates/cpu.json   # `make gate`
+    python scripts/fit_gate.py RUN_DIR ... --without reader --output models/gates/cpu.json   # not reading the reader
 
 A run dir is what `local_evaluation.py --output-dir DIR` wrote (its predictions.jsonl holds every answer
 candidate's verifier scores in the trace, and the gold answers). Fitting prints the 5-fold cross-validated
@@ -40,10 +41,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="inverse L2 strengths tried; the one with the best cross-validated per-candidate score "
                              "(then the lower ECE) is fitted")
     parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--without", nargs="+", default=[], metavar="SCORE",
+                        help="scores the gate must not read, e.g. reader (the answer reader's P(right))")
     args = parser.parse_args(argv)
     try:
         return fit_gate(args.runs, collect_dir=args.collect, output=args.output, gate_path=args.gate,
-                        profile=args.profile, strengths=args.c, folds=args.folds)
+                        profile=args.profile, strengths=args.c, folds=args.folds, without=tuple(args.without))
     except UsageError as exc:
         parser.error(str(exc))
 

@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from models import crag_data
+from models.config import load_config
 from models.trace import LLM_CALL_KEYS, TRACE_KEYS
+from models.verify.gate import candidate_answer
 from tests.packaged import crag_file
 
 REPO = Path(__file__).resolve().parent.parent
@@ -41,6 +43,20 @@ def check_outputs(metrics, predictions, out, n):
     for prediction in predictions:  # every key of every trace is declared (models/trace.py)
         assert set(prediction["trace"]) <= TRACE_KEYS, set(prediction["trace"]) - TRACE_KEYS
         assert all(set(call) <= LLM_CALL_KEYS for call in prediction["trace"].get("llm_calls", []))
+    return read_candidates(predictions)
+
+
+def read_candidates(predictions) -> int:
+    """How many candidates the answer reader read; every web and public-data candidate with an answer to keep carries
+    its P(right) in the trace (the CPU profile's `verifier.reader`)."""
+    pathways, read = load_config("cpu").verifier.reader_pathways, 0
+    for prediction in predictions:
+        for attempt in prediction["trace"].get("attempts", []):
+            scores = attempt["verifier"].get("scores") or {}
+            if attempt["pathway"] in pathways and candidate_answer(scores) is not None:
+                assert 0 <= scores["reader"] <= 1, (prediction["interaction_id"], scores)
+                read += 1
+    return read
 
 
 def test_task1_on_the_bundled_sample(tmp_path):
@@ -73,4 +89,4 @@ def test_real_dev_data_with_the_grader_tokenizer(tmp_path):
 @pytest.mark.slow
 def test_whole_sample_task1(tmp_path):
     metrics, predictions, out, _ = run_evaluation(tmp_path, timeout=1200)
-    check_outputs(metrics, predictions, out, 20)
+    assert check_outputs(metrics, predictions, out, 20) > 0  # the sample's web answers were read

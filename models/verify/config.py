@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from models.pathways import PUBLIC, SQL_DIRECT, WEB
+
 
 @dataclass(frozen=True)
 class VerifierConfig:
@@ -30,6 +32,12 @@ class VerifierConfig:
     kg_direct_max_items: int = 10  # longer value lists go to the LLM with the facts instead
     invalid_needs_evidence: bool = True  # "invalid question" only when the evidence contradicts the premise
     # who decides answer or "i don't know" (verify/gate.py): rules (every threshold above must pass) | calibrated
-    # (a fitted P(correct) >= 0.5 over the same scores; scripts/fit_gate.py writes the file gate_path names)
+    # (a fitted P(correct) >= 0.5 over the same scores; scripts/fit_gate.py writes the file gate_path names) |
+    # reader (the answer reader's P(right) >= 0.5 where it read the candidate; the rules elsewhere)
     gate: str = "rules"
     gate_path: str = ""  # repo-relative or absolute JSON of the fitted gate (verifier.gate: calibrated)
+    # The answer reader (verify/reader.py): a cross-encoder trained by `make verifier` whose P(right) goes into
+    # each read candidate's scores as `reader` (a feature of the calibrated gate, and the reader gate's input).
+    reader: str = ""  # repo-relative or absolute folder of the trained reader ("" = none)
+    reader_base: str = ""  # the encoder `make verifier` trains it from (a model spec: pkg:..., or models-dir path)
+    reader_pathways: tuple[str, ...] = (WEB.name, PUBLIC.name, SQL_DIRECT.name)  # whose candidates it reads

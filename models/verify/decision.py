@@ -35,6 +35,7 @@ class Stop(str, Enum):
     SUPPORTED = "supported"  # every check passed
     # what decides after (or instead of) the rules
     CALIBRATED = "calibrated"  # the calibrated gate's P(correct) against the break-even point
+    READER = "reader"  # the answer reader's P(right) against the break-even point
     LLM_CHECK = "llm_check"  # the LLM support check did not confirm the answer
     DYNAMIC_IDK = "dynamic_idk"  # the attribute policy: a dynamic question without KG evidence
     DYNAMIC_STRICTER = "dynamic_stricter"  # ... which failed the stricter check
@@ -77,6 +78,7 @@ REASONS: Mapping[Stop, str | Callable[[Mapping[str, Any]], str]] = {
     Stop.SIMILARITY: "similarity {similarity} < {min:.2f}",
     Stop.SUPPORTED: "supported (lexical {lexical:.2f}, similarity {similarity})",
     Stop.CALIBRATED: "calibrated gate: P(correct) {p:.2f} {side} 0.5 ({why}); rules: {rules}",
+    Stop.READER: "answer reader: P(right) {p:.2f} {side} 0.5; rules: {rules}",
     Stop.LLM_CHECK: "the LLM check did not confirm the answer",
     Stop.DYNAMIC_IDK: "dynamic question without KG evidence (attribute predictor; attributes.dynamic_policy idk)",
     Stop.DYNAMIC_STRICTER: "dynamic question without KG evidence, stricter check (attributes.dynamic_policy verify): "

@@ -1,9 +1,12 @@
 """The answer gate: answer only when right is likelier than wrong.
 
-CRAG scores +1 / 0 / -1, so an answer pays exactly when its chance of being right is above one half. Two gates
+CRAG scores +1 / 0 / -1, so an answer pays exactly when its chance of being right is above one half. Three gates
 decide, over the same verifier scores (`verifier.gate`):
 
 - `rules`: the hand thresholds of `verifier.decide` (every check must pass);
+- `reader`: the answer reader (verify/reader.py, a cross-encoder trained by `make verifier`) reads the question,
+  the candidate and its evidence passage, and the answer is kept iff its P(right) >= 0.5; a candidate it did not
+  read (a pathway it does not read, no time left) keeps the rules' decision;
 - `calibrated`: a logistic regression turns the candidate's trace features (below) into P(correct), fitted on
   labelled runs by `python scripts/fit_gate.py`, and the answer is kept iff P >= 0.5, the metric's break-even
   point (not a tuned threshold). The fitted model is a small JSON file the profile names (`verifier.gate_path`):
@@ -18,7 +21,8 @@ Features (`features`): the rules' own verdict and the check that stopped it, the
 chunk and sentence support, the whole sentence's support, question overlap, similarity), the answer's mean and
 minimum token log-probability and the KG program's, the share of sampled answers that agree, the source
 (pathway), the answer kind, whether it was computed in code, how many evidence texts state it, the domain, the
-KG outcome, and static/dynamic when ElectricSheep's attribute predictor ran. A missing score is 0 with a
+KG outcome, static/dynamic when ElectricSheep's attribute predictor ran, and the answer reader's P(right) where it
+read the candidate. A missing score is 0 with a
 `has_<name>` indicator, so "not measured" is never read as "measured low".
 """
 from __future__ import annotations
@@ -34,7 +38,7 @@ from models.types import DOMAINS, IDK, INVALID
 from models.verify.decision import Stop
 from models.verify.span import KINDS as ANSWER_KINDS
 
-GATES = ("rules", "calibrated")
+GATES = ("rules", "calibrated", "reader")
 BREAK_EVEN = 0.5  # +1 right, -1 wrong: an answer pays iff P(correct) > 1/2
 
 KINDS = tuple(kind.name for kind in ANSWER_KINDS)
@@ -98,6 +102,7 @@ def features(scores: Mapping[str, Any], rules_accepted: bool, rules_stop: Stop |
     for name in ("mean_logprob", "min_logprob", "query_logprob"):
         _measured(out, name, scores.get(name), _logprob)
     _measured(out, "agreement", scores.get("agreement"))
+    _measured(out, "reader", scores.get("reader"))  # the answer reader's P(right) (verify/reader.py)
     attribute = scores.get("attribute")
     _measured(out, "dynamic", None if attribute is None else attribute == "dynamic")
     out["novel"] = _capped(scores.get("novel"), 5)

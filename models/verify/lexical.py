@@ -21,7 +21,7 @@ as has have had do does did not no yes he she they them his her their there whic
 why how than then so but if about into over under after before during between while also only just very
 answer question he's she's it's i you we our your my me us
 """.split())
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n+")
 
 
 def claims(answer: str) -> list[str]:
@@ -83,7 +83,7 @@ def support(answer: str, question: str, evidence: Sequence[str], max_sentences: 
     best_chunk = best_sentence = 0
     for text in evidence:
         in_chunk: set[str] = set()
-        for sentence in _SENTENCE.split(text or ""):
+        for sentence in SENTENCE_BREAK.split(text or ""):
             hits = _stems(sentence) & {stem(c) for c in answer_claims}
             in_chunk |= hits
             best_sentence = max(best_sentence, len(hits & wanted))

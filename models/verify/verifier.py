@@ -3,6 +3,7 @@
     candidate (query, short answer, the evidence it was generated from)
         -> lexical support   the answer's numbers, dates and words occur in the evidence (lexical.py)
         -> similarity        the best supporting sentence is about the question (shared embedder)
+        -> answer reader     optional, a trained cross-encoder's P(right) for (question + answer, evidence passage)
         -> LLM yes/no        optional, db3's p_check style: "is the answer supported by the context?"
         -> Decision          the answer, or "i don't know", with the check that decided (a `Stop` code), the
                              reason rendered from it and every score (decision.py)
@@ -26,7 +27,7 @@ from models.pathways import Pathway, named
 from models.types import IDK, INVALID
 from models.verify.config import VerifierConfig
 from models.verify.decision import Decision, Stop
-from models.verify.gate import GATES, CalibratedGate, candidate_answer, features
+from models.verify.gate import BREAK_EVEN, GATES, CalibratedGate, candidate_answer, features
 from models.verify.lexical import normalize, question_overlap, support
 from models.verify.span import KIND, as_asked, extract, question_kind, stands_alone, value_fits
 
@@ -70,11 +71,15 @@ class SupportVerifier:
     """
 
     def __init__(self, config: VerifierConfig, embedder=None, generator=None, prompts=None,
-                 gate: CalibratedGate | None = None):
+                 gate: CalibratedGate | None = None, reader=None):
         if config.support_scope not in _SCOPES:
             raise ValueError(f"verifier.support_scope must be one of {sorted(_SCOPES)}, got {config.support_scope!r}")
+        if config.gate == "reader" and reader is None:
+            raise ValueError("verifier.gate: reader needs the answer reader (verifier.reader: a folder `make verifier` "
+                             "trained)")
         self.config = config
         self.gate = gate if gate is not None else load_gate(config)
+        self.reader = reader  # an `AnswerReader` (verify/reader.py), or None: candidates are not read
         self.embedder = embedder
         self.generator = generator
         self.prompts = prompts
@@ -84,12 +89,24 @@ class SupportVerifier:
             prompts.get(config.llm_check_prompt)  # fail at start-up on a missing template
 
     def verify(self, candidates: Sequence[Candidate], deadline: Deadline | None = None) -> list[Decision]:
-        decisions = []
+        scored: list[dict | Exception] = []
         for candidate in candidates:
             try:
-                decisions.append(decide(self.scores(candidate), self.config, self.gate))
+                scored.append(self.scores(candidate))
             except Exception as exc:  # noqa: BLE001 - one bad item costs that item, never the batch
                 log.exception("verifier failed on %r", candidate.answer)
+                scored.append(exc)
+        if self.reader is not None:
+            self._read(candidates, scored, deadline)
+        decisions = []
+        for candidate, scores in zip(candidates, scored):
+            try:
+                if isinstance(scores, Exception):
+                    raise scores
+                decisions.append(decide(scores, self.config, self.gate))
+            except Exception as exc:  # noqa: BLE001
+                if not isinstance(scores, Exception):
+                    log.exception("verifier failed on %r", candidate.answer)
                 decisions.append(Decision(IDK, False, Stop.VERIFIER_FAILED,
                                           details={"error": f"{type(exc).__name__}: {exc}"}))
         if self.config.llm_check:
@@ -162,6 +179,26 @@ class SupportVerifier:
         facts = len(candidate.evidence) if direct else candidate.facts
         return compute(candidate.query, candidate.evidence, facts, answer if direct else "")
 
+    def _read(self, candidates: Sequence[Candidate], scored: list, deadline: Deadline | None) -> None:
+        """The answer reader's P(right) into the scores (`reader`) of every candidate of a pathway it reads that has
+        an answer to keep, in one batch. With no time left, or when the reader fails, they are left unread (the
+        reader gate then keeps the rules' decision, the calibrated gate sees `has_reader` 0)."""
+        chosen = [i for i, s in enumerate(scored) if isinstance(s, dict) and candidate_answer(s) is not None
+                  and s.get("source") in self.config.reader_pathways]
+        if not chosen:
+            return
+        if deadline is not None and deadline.expired():
+            log.warning("answer reader skipped for %d candidates: the deadline has passed", len(chosen))
+            return
+        try:
+            found = self.reader.probabilities([(candidates[i].query, candidate_answer(scored[i]), candidates[i].evidence)
+                                               for i in chosen])
+        except Exception:  # noqa: BLE001 - a broken reader costs its feature, never the answers
+            log.exception("answer reader failed for %d candidates", len(chosen))
+            return
+        for i, p in zip(chosen, found):
+            scored[i]["reader"] = round(float(p), 4)
+
     def _similarity(self, query: str, answer: str, sentences: Sequence[str]) -> tuple[float | None, str]:
         if self.embedder is None or not sentences:
             return (None if self.embedder is None else 0.0), (sentences[0] if sentences else "")
@@ -197,7 +234,7 @@ def load_gate(config: VerifierConfig) -> CalibratedGate | None:
     """The fitted gate `verifier.gate_path` names when `verifier.gate` is calibrated, else None."""
     if config.gate not in GATES:
         raise ValueError(f"verifier.gate must be one of {list(GATES)}, got {config.gate!r}")
-    if config.gate == "rules":
+    if config.gate in ("rules", "reader"):
         return None
     if not config.gate_path:
         raise ValueError("verifier.gate: calibrated needs verifier.gate_path (a gate fitted by scripts/fit_gate.py)")
@@ -209,24 +246,44 @@ def load_gate(config: VerifierConfig) -> CalibratedGate | None:
 
 def decide(scores: Mapping[str, Any], config: VerifierConfig, gate: CalibratedGate | None = None) -> Decision:
     """The decision for saved scores: `config`'s thresholds, then, with a calibrated `gate`, P(correct) >= 0.5
-    over the same scores decides between the candidate and "i don't know" (pure: the sweep and the gate's
-    fitting replay it)."""
+    over the same scores decides between the candidate and "i don't know"; under `verifier.gate: reader` the
+    answer reader's P(right) >= 0.5 decides where it read the candidate (pure: the sweep and the gate's fitting
+    replay it)."""
     rules = decide_by_rules(scores, config)
-    if gate is None or not config.enabled:
+    if not config.enabled:
         return rules
     answer = candidate_answer(scores)
     if answer is None:  # no answer of the asked kind to keep (or the model abstained): the rules' decision
         return rules
+    if config.gate == "reader":
+        return _decide_by_reader(scores, rules, answer)
+    if gate is None:
+        return rules
     values = features(scores, rules.accepted, rules.stop)
     p = gate.probability(values)
-    gated = {**scores, "gate_p": round(p, 4),
-             "rules": {"accepted": rules.accepted, "reason": rules.reason, "stop": rules.stop.value}}
-    details = {"p": p, "why": ", ".join(f"{name} {weight:+.2f}" for name, weight in gate.contributions(values, 3)),
-               "rules": rules.reason}
-    if gate.answers(p):
-        return Decision(answer, True, Stop.CALIBRATED, gated, rules.supporting or scores.get("supporting", "") or "",
-                        {**details, "side": ">="})
-    return Decision(IDK, False, Stop.CALIBRATED, gated, details={**details, "side": "<"})
+    why = ", ".join(f"{name} {weight:+.2f}" for name, weight in gate.contributions(values, 3))
+    return _gated(answer, gate.answers(p), Stop.CALIBRATED, {**scores, "gate_p": round(p, 4)}, rules,
+                  {"p": p, "why": why})
+
+
+def _decide_by_reader(scores: Mapping[str, Any], rules: Decision, answer: str) -> Decision:
+    """The reader gate: the candidate when the reader's P(right) >= 0.5, else "i don't know"; the rules' decision
+    where the reader did not read it."""
+    p = scores.get("reader")
+    if p is None:
+        return rules
+    return _gated(answer, float(p) >= BREAK_EVEN, Stop.READER, scores, rules, {"p": float(p)})
+
+
+def _gated(answer: str, keep: bool, stop: Stop, scores: Mapping[str, Any], rules: Decision,
+           details: Mapping[str, Any]) -> Decision:
+    """A gate's decision over the rules': the candidate or "i don't know", the rules' verdict kept in the scores and
+    named in the reason."""
+    gated = {**scores, "rules": {"accepted": rules.accepted, "reason": rules.reason, "stop": rules.stop.value}}
+    details = {**details, "rules": rules.reason, "side": ">=" if keep else "<"}
+    if keep:
+        return Decision(answer, True, stop, gated, rules.supporting or scores.get("supporting", "") or "", details)
+    return Decision(IDK, False, stop, gated, details=details)
 
 
 def decide_by_rules(scores: Mapping[str, Any], config: VerifierConfig) -> Decision:

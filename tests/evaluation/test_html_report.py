@@ -46,6 +46,15 @@ def test_hostile_page_text_is_shown_never_run(finished):
     assert page.count("<script>") == 1  # the page's own filter script only
 
 
+def test_the_answer_readers_probability_is_shown_where_it_read_the_candidate(finished):
+    lines = (finished / "predictions.jsonl").read_text().splitlines()
+    record = json.loads(lines[0])  # the stand-in's traces carry no reader: this one is read
+    record["trace"]["attempts"][0]["verifier"]["scores"]["reader"] = 0.734
+    (finished / "predictions.jsonl").write_text("\n".join([json.dumps(record), *lines[1:]]) + "\n")
+    page = write_html_report(finished).read_text(encoding="utf-8")
+    assert page.count("answer reader P(right)") == 1 and "answer reader P(right) 0.73</summary>" in page
+
+
 def test_an_interrupted_run_is_drawn_from_its_predictions(finished):
     (finished / "summary.json").unlink()
     (finished / "verdicts.jsonl").unlink()

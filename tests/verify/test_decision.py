@@ -57,6 +57,8 @@ OTHERS = [
      "calibrated gate: P(correct) 0.73 >= 0.5 (rules_accepted +1.20); rules: supported"),
     (Stop.CALIBRATED, {"p": 0.2, "side": "<", "why": "stop_overlap -0.90", "rules": "similarity 0.3 < 0.60"},
      "calibrated gate: P(correct) 0.20 < 0.5 (stop_overlap -0.90); rules: similarity 0.3 < 0.60"),
+    (Stop.READER, {"p": 0.5, "side": ">=", "rules": "lexical support (chunk) 0.50 < 1.00"},
+     "answer reader: P(right) 0.50 >= 0.5; rules: lexical support (chunk) 0.50 < 1.00"),
     (Stop.LLM_CHECK, {}, "the LLM check did not confirm the answer"),
     (Stop.DYNAMIC_IDK, {}, "dynamic question without KG evidence (attribute predictor; attributes.dynamic_policy idk)"),
     (Stop.DYNAMIC_STRICTER, {"stricter": "similarity 0.3 < 0.60"},

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from training.gate.fit import Row, cross_validated, fit, labelled_candidates, reliability
+from training.gate.fit import Row, compare_gates, cross_validated, fit, labelled_candidates, reliability
 from models.pathways import WEB
 from models.types import IDK, INVALID
 from models.verify import Candidate, SupportVerifier, VerifierConfig
@@ -155,6 +155,28 @@ def test_fit_script_fits_on_saved_runs_and_measures_on_held_out_ones(tmp_path, c
     assert gate.metrics["cv_folds"] == 3 and gate.fitted_on["candidates"] == 24
     assert main([str(_run_dir(tmp_path, "heldout", rows[:6] + rows[-6:])), "--gate", str(tmp_path / "gate.json")]) == 0
     assert "held out" in capsys.readouterr().out
+
+
+def test_a_gate_fitted_without_the_readers_score_never_reads_it(tmp_path, capsys):
+    from scripts.fit_gate import main
+
+    right = {**_scores("Christopher Nolan"), "reader": 0.9}
+    wrong = {**_scores("Christopher Nolan"), "reader": 0.1}
+    train = _run_dir(tmp_path, "train", [(right, "Christopher Nolan")] * 12 + [(wrong, "Steven Spielberg")] * 12)
+    assert main([str(train), "--output", str(tmp_path / "with.json"), "--folds", "3", "--c", "1"]) == 0
+    assert main([str(train), "--output", str(tmp_path / "without.json"), "--folds", "3", "--c", "1",
+                 "--without", "reader"]) == 0
+    capsys.readouterr()
+    with_reader, without = CalibratedGate.load(tmp_path / "with.json"), CalibratedGate.load(tmp_path / "without.json")
+    assert {"reader", "has_reader"} <= set(with_reader.names)
+    assert not {"reader", "has_reader"} & set(without.names) and without.fitted_on["without"] == ["reader"]
+    assert with_reader.probability(features(right, True)) > 0.5 > with_reader.probability(features(wrong, True))
+    rows = labelled_candidates([train], VerifierConfig())
+    compared = compare_gates(rows, [0.0] * len(rows))
+    assert compared["reader"] == {"n": 24, "right": 12, "wrong": 0, "refused": 12, "score": 0.5}
+    assert compared["rules"]["wrong"] == 12 and compared["calibrated"]["right"] == 0
+    unread = [Row(r.run, r.question, r.pathway, r.answer, {}, r.rules_accepted, r.label) for r in rows]
+    assert "reader" not in compare_gates(unread, [0.0] * len(rows))
 
 
 @pytest.mark.parametrize("argv, message", [(["--output", "g.json", "--gate", "g.json"], "not both"),

@@ -190,8 +190,18 @@ def candidate_score(kept: Sequence[bool], labels: Sequence[int]) -> dict:
             "score": round((right - wrong) / n, 4) if n else 0.0}
 
 
+def reader_keeps(row: Row) -> bool:
+    """The reader gate's verdict on a saved candidate: the answer reader's P(right) >= 0.5 where it read it, the
+    rules' verdict where it did not (`verifier.gate: reader`)."""
+    return row.features.get("reader", 0.0) >= BREAK_EVEN if row.features.get("has_reader") else row.rules_accepted
+
+
 def compare_gates(rows: Sequence[Row], probabilities: Sequence[float]) -> dict:
-    """The rules gate and the calibrated gate (P >= 0.5) side by side on the same candidates."""
+    """The rules gate, the calibrated gate (P >= 0.5) and, where the runs' traces carry the answer reader's P, the
+    reader gate, side by side on the same candidates."""
     labels = [r.label for r in rows]
-    return {"rules": candidate_score([r.rules_accepted for r in rows], labels),
-            "calibrated": candidate_score([p >= BREAK_EVEN for p in probabilities], labels)}
+    compared = {"rules": candidate_score([r.rules_accepted for r in rows], labels),
+                "calibrated": candidate_score([p >= BREAK_EVEN for p in probabilities], labels)}
+    if any(r.features.get("has_reader") for r in rows):
+        compared["reader"] = candidate_score([reader_keeps(r) for r in rows], labels)
+    return compared

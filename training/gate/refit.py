@@ -53,10 +53,11 @@ def collect(root: Path, profile: str | None) -> list[str]:
 
 def fit_gate(runs: list[str], *, collect_dir: str | None = None, output: str | None = None,
              gate_path: str | None = None, profile: str | None = None, strengths: list[float] = (0.03, 0.1, 0.3, 1.0),
-             folds: int = 5) -> int:
+             folds: int = 5, without: tuple[str, ...] = ()) -> int:
     """Fits a gate on `runs` (after collecting the fit sets into `collect_dir`, when given), choosing among the
     inverse L2 `strengths` by `folds`-fold cross-validation, and writes it to `output`; or measures the fitted gate
-    at `gate_path` on them. Prints the tables and returns 0.
+    at `gate_path` on them. `without` names scores the gate must not read (e.g. "reader": the answer reader's
+    P(right) and its `has_reader` indicator are left out of every row). Prints the tables and returns 0.
 
     Raises:
         UsageError: not exactly one of `output` and `gate_path`, no run dir, or a run dir without predictions.
@@ -71,6 +72,9 @@ def fit_gate(runs: list[str], *, collect_dir: str | None = None, output: str | N
     if missing:
         raise UsageError(f"no {RunDir.PREDICTIONS} in {missing}")
     rows = labelled_candidates(runs, load_config(profile).verifier)
+    if without:
+        dropped = set(without) | {f"has_{name}" for name in without}
+        rows = [replace(r, features={k: v for k, v in r.features.items() if k not in dropped}) for r in rows]
     for run, n in Counter(r.run for r in rows).items():
         correct = sum(r.label for r in rows if r.run == run)
         print(f"{run}: {n} candidates, {correct} right")
@@ -95,7 +99,7 @@ def fit_gate(runs: list[str], *, collect_dir: str | None = None, output: str | N
     print("\n".join(table.lines()))
     _print_scores("cross-validated", figures)
     gate = fit(rows, best, {"runs": [str(r) for r in runs], "by_pathway": dict(by_pathway),
-                            "fit_sets": fit_set_digests()})
+                            "fit_sets": fit_set_digests(), "without": list(without)})
     gate = replace(gate, metrics={"cv_folds": folds, "cv_ece": table.ece, "cv_scores": figures})
     gate.save(output)
     heaviest = sorted(zip(gate.names, gate.coef), key=lambda p: -abs(p[1]))[:10]

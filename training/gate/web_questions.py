@@ -324,14 +324,12 @@ def make_gate_web_questions(out: str | Path = REPO / DEFAULT_OUT, seed: int = 0,
                             check: bool = False) -> int:
     """Builds the questions and writes them to `out`, printing the counts by case and domain; with `check`, compares
     them with `out` instead. Returns the exit status: 1 when `check` finds `out` differs, else 0."""
+    from training.built_file import write_or_check
+
     text = build(seed, per_template)
-    out = Path(out)
-    if check:
-        same = out.exists() and out.read_bytes() == text.encode("utf-8")
-        print(f"{out}: {'up to date' if same else 'differs from a fresh build (run scripts/make_gate_web_questions.py)'}")
-        return 0 if same else 1
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
+    checked = write_or_check(text, out, "scripts/make_gate_web_questions.py", check)
+    if checked is not None:
+        return checked
     records = [json.loads(line) for line in text.splitlines()]
     cases = Counter((r["gate_case"], r["domain"]) for r in records)
     print(f"{len(records)} questions, {len(text.encode('utf-8'))} bytes written to {out}")
