@@ -18,7 +18,6 @@ Nothing here imports vllm or torch.
 """
 from __future__ import annotations
 
-import os
 import platform
 import sys
 from dataclasses import dataclass
