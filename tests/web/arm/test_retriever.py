@@ -142,7 +142,8 @@ def test_structure_alignment_chooses_the_set_and_traces_it(hashing_embedder):
     retriever = make(hashing_embedder, replace(CFG, arm=replace(CFG.arm, top_objects=2, structure=structure)))
     [evidence] = retriever.retrieve([query()])
     chunks, provenance = evidence.items, evidence.provenance
-    assert len(chunks) == 2 and provenance["stats"].structure_ms > 0
+    # The stage's clock is read, never asserted positive: CI's clock can advance in steps coarser than the stage.
+    assert len(chunks) == 2 and provenance["stats"].structure_ms >= 0
     trace = provenance["arm"]["structure"]
     assert len(trace["drafts"]) == 2 and trace["chosen"] == provenance["scores"][0].chosen
     assert [o["source"] for o in provenance["arm"]["objects"]] == [c.source for c in chunks]
