@@ -123,10 +123,17 @@ gpu-bench: setup
 # and public_sql are fitted on and reported, marked in-sample in docs/results.md: tests/verify/test_held_out.py), then
 # the fit (reliability table, rules vs calibrated), written to GATE_OUT. A GPU user
 # refits on their own traces: python scripts/fit_gate.py RUN_DIR ... --profile g4dn --output models/gates/g4dn.json
-GATE_PROFILE ?= cpu
-GATE_OUT     ?= models/gates/cpu.json
+# Where a trained answer reader is named (GATE_READER; the CPU profile does not load one), the collection reads every
+# candidate with it, and the same runs fit two gates: GATE_OUT without the reader's feature, GATE_READER_OUT with it.
+GATE_PROFILE    ?= cpu
+GATE_OUT        ?= models/gates/$(GATE_PROFILE).json
+GATE_READER     ?= $(if $(filter cpu,$(GATE_PROFILE)),models/readers/cpu)
+GATE_READER_OUT ?= models/gates/$(GATE_PROFILE)-reader.json
+GATE_FIT = $(PY) scripts/fit_gate.py --collect outputs/gate-fit/$(GATE_PROFILE) --profile $(GATE_PROFILE) \
+	$(if $(GATE_READER),--reader $(GATE_READER))
 gate: setup
-	$(PY) scripts/fit_gate.py --collect outputs/gate-fit/$(GATE_PROFILE) --profile $(GATE_PROFILE) --output $(GATE_OUT) $(ARGS)
+	$(GATE_FIT) $(if $(GATE_READER),--without reader) --output $(GATE_OUT) $(ARGS)
+	$(if $(GATE_READER),$(GATE_FIT) --output $(GATE_READER_OUT) $(ARGS))
 
 # The answer reader (verifier.reader: models/verify/reader.py): its examples rebuilt from the gate's fit sets into
 # data/reader/ (seeded: a rebuild is byte-identical; scripts/make_reader_data.py --check compares), then a LoRA adapter

@@ -3,6 +3,7 @@
     python scripts/fit_gate.py RUN_DIR [RUN_DIR ...] --output models/gates/cpu.json    # fit and write the gate
     python scripts/fit_gate.py --gate models/gates/cpu.json RUN_DIR [RUN_DIR ...]      # held-out calibration
     python scripts/fit_gate.py --collect outputs/gate-fit --output models/gates/cpu.json   # `make gate`
+    python scripts/fit_gate.py --collect outputs/gate-fit --reader models/readers/cpu --output models/gates/cpu-reader.json
     python scripts/fit_gate.py RUN_DIR ... --without reader --output models/gates/cpu.json   # not reading the reader
 
 A run dir is what `local_evaluation.py --output-dir DIR` wrote (its predictions.jsonl holds every answer
@@ -43,10 +44,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--without", nargs="+", default=[], metavar="SCORE",
                         help="scores the gate must not read, e.g. reader (the answer reader's P(right))")
+    parser.add_argument("--reader", default="", metavar="FOLDER",
+                        help="--collect reads every candidate with this trained answer reader (verifier.reader), so "
+                             "that its P(right) is a feature to fit with or leave out (--without reader)")
     args = parser.parse_args(argv)
     try:
         return fit_gate(args.runs, collect_dir=args.collect, output=args.output, gate_path=args.gate,
-                        profile=args.profile, strengths=args.c, folds=args.folds, without=tuple(args.without))
+                        profile=args.profile, strengths=args.c, folds=args.folds, without=tuple(args.without),
+                        reader=args.reader)
     except UsageError as exc:
         parser.error(str(exc))
 

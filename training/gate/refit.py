@@ -29,9 +29,11 @@ def _print_scores(title: str, figures: dict) -> None:
               f"{s['score']:+.3f}")
 
 
-def collect(root: Path, profile: str | None) -> list[str]:
+def collect(root: Path, profile: str | None, reader: str = "") -> list[str]:
     """Runs (or resumes) the rules-gate evaluation of every fit set into `root/<set>/` as grid cells
     (`evaluation.experiments.grid.run_cell`: a finished set is read, not run again); returns the run dirs.
+    `reader` (a trained answer reader's folder, "" = the profile's) puts its P(right) into the candidates' scores, so
+    that one collection fits a gate with the reader's feature and one without (`without`).
 
     Raises:
         SystemExit: a set's evaluation failed (its log is named).
@@ -45,7 +47,8 @@ def collect(root: Path, profile: str | None) -> list[str]:
     for name, (data, task) in FIT_SUITES.items():
         suite = Suite(str(root / data) if data == GATE_KG_QUESTIONS else data, task)
         out = root / name
-        if run_cell(name, suite, profile, out, overrides={"verifier.gate": "rules"}) is Outcome.FAILED:
+        overrides = {"verifier.gate": "rules", **({"verifier.reader": reader} if reader else {})}
+        if run_cell(name, suite, profile, out, overrides=overrides) is Outcome.FAILED:
             raise SystemExit(f"[{name}] local_evaluation failed; see {root / f'{name}.log'}")
         runs.append(str(out))
     return runs
@@ -53,11 +56,12 @@ def collect(root: Path, profile: str | None) -> list[str]:
 
 def fit_gate(runs: list[str], *, collect_dir: str | None = None, output: str | None = None,
              gate_path: str | None = None, profile: str | None = None, strengths: list[float] = (0.03, 0.1, 0.3, 1.0),
-             folds: int = 5, without: tuple[str, ...] = ()) -> int:
+             folds: int = 5, without: tuple[str, ...] = (), reader: str = "") -> int:
     """Fits a gate on `runs` (after collecting the fit sets into `collect_dir`, when given), choosing among the
     inverse L2 `strengths` by `folds`-fold cross-validation, and writes it to `output`; or measures the fitted gate
     at `gate_path` on them. `without` names scores the gate must not read (e.g. "reader": the answer reader's
-    P(right) and its `has_reader` indicator are left out of every row). Prints the tables and returns 0.
+    P(right) and its `has_reader` indicator are left out of every row); `reader` is the answer reader the
+    collection reads with (`collect`). Prints the tables and returns 0.
 
     Raises:
         UsageError: not exactly one of `output` and `gate_path`, no run dir, or a run dir without predictions.
@@ -65,7 +69,7 @@ def fit_gate(runs: list[str], *, collect_dir: str | None = None, output: str | N
     if bool(output) == bool(gate_path):
         raise UsageError("give --output (fit) or --gate (measure), not both")
     if collect_dir:
-        runs = collect(Path(collect_dir), profile) + list(runs)
+        runs = collect(Path(collect_dir), profile, reader) + list(runs)
     if not runs:
         raise UsageError("no run dirs (give RUN_DIRs or --collect DIR)")
     missing = [r for r in runs if not RunDir(r).has_predictions()]
