@@ -47,22 +47,21 @@ def check_outputs(metrics, predictions, out, n):
 
 
 def read_candidates(predictions) -> int:
-    """How many candidates the answer reader read. Where it ran (`--set verifier.reader=...`; the CPU profile does
-    not load it), every web and public-data candidate with an answer to keep carries its P(right) in the trace;
-    where it did not, none does."""
+    """How many candidates the answer reader read; every web and public-data candidate with an answer to keep carries
+    its P(right) in the trace (the CPU profile's `verifier.reader`)."""
     pathways, read = load_config("cpu").verifier.reader_pathways, 0
     for prediction in predictions:
         for attempt in prediction["trace"].get("attempts", []):
             scores = attempt["verifier"].get("scores") or {}
             if attempt["pathway"] in pathways and candidate_answer(scores) is not None:
-                read += "reader" in scores
-                assert 0 <= scores.get("reader", 0) <= 1, (prediction["interaction_id"], scores)
+                assert 0 <= scores["reader"] <= 1, (prediction["interaction_id"], scores)
+                read += 1
     return read
 
 
 def test_task1_on_the_bundled_sample(tmp_path):
     metrics, predictions, out, _ = run_evaluation(tmp_path, "--limit", "2", "--batch-size", "2")
-    assert check_outputs(metrics, predictions, out, 2) == 0  # the CPU profile does not load the answer reader
+    check_outputs(metrics, predictions, out, 2)
     assert {p["source"] for p in predictions} <= {"web", "public", "fallback"}
     assert "| movie |" in (out / "report.md").read_text()
     for prediction in predictions:  # every answer carries its trace
@@ -89,8 +88,5 @@ def test_real_dev_data_with_the_grader_tokenizer(tmp_path):
 
 @pytest.mark.slow
 def test_whole_sample_task1(tmp_path):
-    metrics, predictions, out, _ = run_evaluation(tmp_path, "--set", "verifier.reader=models/readers/cpu", timeout=1200)
-    candidates = [a for p in predictions for a in p["trace"].get("attempts", [])
-                  if a["pathway"] in load_config("cpu").verifier.reader_pathways
-                  and candidate_answer(a["verifier"].get("scores") or {}) is not None]
-    assert check_outputs(metrics, predictions, out, 20) == len(candidates) > 0  # every web candidate was read
+    metrics, predictions, out, _ = run_evaluation(tmp_path, timeout=1200)
+    assert check_outputs(metrics, predictions, out, 20) > 0  # the sample's web answers were read

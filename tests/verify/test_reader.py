@@ -12,7 +12,6 @@ from models.verify import Candidate, Stop, SupportVerifier, VerifierConfig
 from models.verify.gate import features
 from models.verify.verifier import decide, decide_by_rules, load_gate
 from tests.packaged import missing_packaged_model
-from evaluation.experiments.answer_gates import READER
 
 CONTEXT = ("Inception is a 2010 science fiction film. It was released in the United States on July 15, 2010. "
            "Christopher Nolan directed it.")
@@ -89,7 +88,8 @@ def test_the_committed_cpu_reader_tells_a_stated_answer_from_an_unstated_one():
     from models.paths import ModelNotFoundError
     from models.verify.reader import load_reader
 
-    config = load_config("cpu", overrides={"verifier.reader": READER})  # trained, not loaded by the profile
+    config = load_config("cpu")
+    assert config.verifier.reader, "the CPU profile names its answer reader"
     try:
         reader = load_reader(config.verifier, config.models_dir)
     except ModelNotFoundError as exc:
@@ -106,5 +106,5 @@ def test_the_committed_cpu_reader_was_trained_on_the_committed_examples():
     from training.reader.examples import OUTPUT
     from training.reader.train import stale_reader
 
-    folder = resolve_repo_path(READER)
+    folder = resolve_repo_path(load_config("cpu").verifier.reader)
     assert stale_reader(folder, REPO_ROOT / OUTPUT) is None, "retrain it: make verifier"
