@@ -218,14 +218,18 @@ def test_collect_evaluates_each_fit_set_once_under_the_rules_gate(tmp_path, monk
     assert all("verifier.reader=models/readers/cpu" in c for c in commands[2:]) and len(commands) == 4
 
 
-def test_the_shipped_cpu_gate_loads_and_was_fitted_only_on_the_fit_sets():
+@pytest.mark.parametrize("name, reads_reader", [("cpu", False), ("cpu-reader", True)])
+def test_the_shipped_cpu_gates_load_and_were_fitted_only_on_todays_fit_sets(name, reads_reader):
     from pathlib import Path
 
-    from training.gate.fit import FIT_SUITES
+    from training.gate.fit import FIT_SUITES, stale_gate
     from models.paths import REPO_ROOT
 
-    gate = CalibratedGate.load(REPO_ROOT / "models/gates/cpu.json")
+    path = REPO_ROOT / f"models/gates/{name}.json"
+    gate = CalibratedGate.load(path)
     runs = [Path(r).name for r in gate.fitted_on["runs"]]
     assert runs and set(runs) <= set(FIT_SUITES)  # never the sample, the dev questions, Task 2/3 samples, kg_unseen
+    assert stale_gate(path) is None  # fitted on the fit sets as they are now (their digests)
     assert gate.metrics["cv_ece"] <= 0.10
+    assert ("reader" in gate.names) is reads_reader and ("has_reader" in gate.names) is reads_reader
     assert "rules_accepted" in gate.names and 0.0 < gate.probability(features({"source": "kg-direct"}, True)) < 1.0
