@@ -123,8 +123,9 @@ gpu-bench: setup
 # and public_sql are fitted on and reported, marked in-sample in docs/results.md: tests/verify/test_held_out.py), then
 # the fit (reliability table, rules vs calibrated), written to GATE_OUT. A GPU user
 # refits on their own traces: python scripts/fit_gate.py RUN_DIR ... --profile g4dn --output models/gates/g4dn.json
-# Where a trained answer reader is named (GATE_READER; the CPU profile does not load one), the collection reads every
-# candidate with it, and the same runs fit two gates: GATE_OUT without the reader's feature, GATE_READER_OUT with it.
+# GATE_READER names the answer reader the collection reads every candidate with (on cpu, the one its profile loads;
+# set it for a profile that names none); where one is named, the same runs fit two gates: GATE_OUT without the
+# reader's feature, GATE_READER_OUT with it.
 GATE_PROFILE    ?= cpu
 GATE_OUT        ?= models/gates/$(GATE_PROFILE).json
 GATE_READER     ?= $(if $(filter cpu,$(GATE_PROFILE)),models/readers/cpu)

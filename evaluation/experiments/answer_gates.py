@@ -25,13 +25,11 @@ SETS = {name: s.suite() for name, s in reported_sets().items()}
 HELD_OUT = tuple(held_out_sets(GATE))  # pooled: the sets no gate was fitted on
 CALIBRATED_GATE = "models/gates/cpu.json"  # fitted without the reader's feature
 CALIBRATED_READER_GATE = "models/gates/cpu-reader.json"  # fitted with it (make gate GATE_OUT=...)
-READER = "models/readers/cpu"  # the trained answer reader (`make verifier`); the CPU profile does not load it
 GATES: dict[str, dict] = {
     "rules": {"verifier.gate": "rules"},
-    "reader": {"verifier.gate": "reader", "verifier.reader": READER},
+    "reader": {"verifier.gate": "reader"},
     "calibrated": {"verifier.gate": "calibrated", "verifier.gate_path": CALIBRATED_GATE},
-    "calibrated-reader": {"verifier.gate": "calibrated", "verifier.gate_path": CALIBRATED_READER_GATE,
-                          "verifier.reader": READER},
+    "calibrated-reader": {"verifier.gate": "calibrated", "verifier.gate_path": CALIBRATED_READER_GATE},
 }
 PROMPTS: dict[str, dict] = {"": {}, "+confqa": {"pipeline.answer_prompt": "answer_confqa"}}
 CONFIGURATIONS: dict[str, dict] = {f"{gate}{arm}": {**GATES[gate], **PROMPTS[arm]} for gate in GATES for arm in PROMPTS}

@@ -211,7 +211,7 @@ def test_collect_evaluates_each_fit_set_once_under_the_rules_gate(tmp_path, monk
     assert runs == [str(tmp_path / "fit" / "a"), str(tmp_path / "fit" / "b")]
     assert all("verifier.gate=rules" in c and c[c.index("--profile") + 1] == "cpu" for c in commands)
     assert [c[c.index("--task") + 1] for c in commands] == ["2", "1"]
-    assert not any("verifier.reader" in " ".join(c) for c in commands)  # the profile's reader, none on CPU
+    assert not any("verifier.reader" in " ".join(c) for c in commands)  # no override: the profile's own reader
     gate_refit.collect(tmp_path / "fit", "cpu")  # finished sets are read, not rerun
     assert len(commands) == 2
     gate_refit.collect(tmp_path / "read", "cpu", reader="models/readers/cpu")
