@@ -25,6 +25,12 @@ and the deadline leaves time for one more step (as long as the longest step of t
 before this one has taken any: a call's first step is a prefill, as long as the longest), and then aborts what
 is left: finished completions are kept; an aborted request is "" with its reason, and the caller answers
 "i don't know". The deadline is overrun by at most one step's misprediction, not by a whole call.
+
+The previous call's longest step is learnt from calls with a deadline only: an unbounded call is the warm-up
+(or an offline run), whose steps compile kernels and grammars once (10 s a step on 2 cores), and taken for the
+next call it held back every later call with less time left than that, each after 0 steps, so nothing ever
+measured a step again. For the same reason a call held back whole halves what it was held back by: a one-off
+slow step costs a few calls their answers, never the engine.
 """
 from __future__ import annotations
 
@@ -70,8 +76,8 @@ class EngineDriver:
     def __init__(self, engine, clock=time.monotonic):
         self.engine, self.clock = engine, clock
         self._ids = itertools.count()
-        # The previous call's longest step: without it a call's first step, unmeasured, would start with any time
-        # left (3 sampled answers a question, a call after the answers' own, overran their batch so).
+        # The previous bounded call's longest step: without it a call's first step, unmeasured, would start with any
+        # time left (3 sampled answers a question, a call after the answers' own, overran their batch so).
         self.previous_longest_step_s = 0.0
 
     def run(self, prompts: Sequence[dict], params: Sequence[Any], loras: Sequence[Any],
@@ -84,8 +90,10 @@ class EngineDriver:
         try:
             self._add(prompts, params, loras, pending, result)
             self._step_until_done(pending, deadline, result)
-            if result.steps:
+            if result.steps and deadline.remaining() != float("inf"):
                 self.previous_longest_step_s = result.longest_step_s
+            elif pending and not result.steps:  # held back whole by the previous call's step (module docstring)
+                self.previous_longest_step_s /= 2
         except BaseException:  # an engine step failed (or the process is stopping): leave nothing running
             self._abort(pending, result, "aborted: an engine step failed")
             raise

@@ -226,6 +226,29 @@ def test_a_call_whose_first_step_would_end_past_the_deadline_does_not_start(buil
         "answer")
 
 
+def test_the_warm_up_does_not_teach_the_guard_and_a_call_held_back_halves_it(build, monkeypatch):
+    """An unbounded call (the warm-up, whose steps compile: 10 s each here) leaves the guard as it was; a bounded
+    call's 4 s step sets it, and then each call held back whole halves it, so calls start again (before, a warm-up
+    step held back every later call with less than 10 s left, each after 0 steps, forever)."""
+    clock = _Clock()
+    monkeypatch.setattr(StandInLLM, "engine_options", dict(step_s=10.0, clock=clock, tokens=lambda added: 1))
+    generator = build()
+    generator.driver.clock = clock
+    engine = generator.llm.llm_engine
+    assert list(generator.generate([GenerationRequest(USER)])) == ["answer 0"]  # the warm-up
+    assert generator.driver.previous_longest_step_s == 0.0
+    engine.step_s = 4.0
+    assert list(generator.generate([GenerationRequest(USER)], deadline=Deadline(5.0, clock=clock))) == ["answer 0"]
+    assert generator.driver.previous_longest_step_s == 4.0
+    engine.step_s = 1.0
+    for guard in (2.0, 1.0):  # held back at 4 s, then at 2 s, each after 0 steps
+        late = generator.generate([GenerationRequest(USER)], deadline=Deadline(1.5, clock=clock))
+        assert list(late) == [""] and "after 0 engine steps" in late.reasons[0]
+        assert generator.driver.previous_longest_step_s == guard
+    [answer] = generator.generate([GenerationRequest(USER)], deadline=Deadline(1.5, clock=clock))
+    assert answer.startswith("answer") and generator.driver.previous_longest_step_s == 1.0
+
+
 def outputs_of(generator, requests):
     return list(generator.generate(requests))
 

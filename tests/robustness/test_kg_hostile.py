@@ -91,7 +91,12 @@ def test_trickling_kg_batch_stays_in_budget_and_the_web_answers(cpu_embedder, in
 
 
 class _EmptyKG:
-    """A mock API that knows nothing (the KG stage's time is all in generation here)."""
+    """A mock API that knows nothing (the KG stage's time is all in generation here): every route answers None,
+    and its calls are scoped to a deadline as the real client's are (`bounded_by`)."""
+
+    @contextmanager
+    def bounded_by(self, deadline):
+        yield self
 
     def __getattr__(self, name):
         return lambda *args: None
