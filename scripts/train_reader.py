@@ -3,11 +3,13 @@
     python scripts/train_reader.py --profile cpu                     # MiniLM-L6 -> models/readers/cpu (`make verifier`)
     python scripts/train_reader.py --profile g4dn --if-present       # bge-reranker-v2-m3, where its weights are
     python scripts/train_reader.py --profile cpu --output /tmp/r --epochs 1
+    python scripts/train_reader.py --evaluate models/readers/cpu --data /tmp/examples.jsonl  # no training
 
 Reads `data/reader/reader_examples.jsonl` (`scripts/make_reader_data.py`), trains a LoRA adapter and a one-logit
 head over the base on its training questions, prints the held-out loss, F1 and ms per candidate, and saves the
-adapter (small: the base ships elsewhere) with `training_log.json` beside it. The library is
-`training/reader/train.py`.
+adapter (small: the base ships elsewhere) with `training_log.json` beside it; the held-out F1 is also given per
+origin of the examples (`traced`: the package's own judged candidates). `--evaluate FOLDER` measures a saved reader
+on the held-out examples of `--data` instead, training nothing. The library is `training/reader/train.py`.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ import sys
 from models.config import load_config
 from models.paths import REPO_ROOT, ModelNotFoundError, resolve_model_path
 from training.reader.examples import OUTPUT, read_examples
-from training.reader.train import ReaderSettings, data_digest, train_reader
+from training.reader.train import ReaderSettings, data_digest, evaluate_reader, train_reader
 
 DEFAULTS = ReaderSettings()
 
@@ -35,7 +37,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch-size", type=int, default=DEFAULTS.batch_size)
     parser.add_argument("--learning-rate", type=float, default=DEFAULTS.learning_rate)
     parser.add_argument("--seed", type=int, default=DEFAULTS.seed)
+    parser.add_argument("--evaluate", metavar="FOLDER", help="measure the reader saved in FOLDER; train nothing")
     args = parser.parse_args(argv)
+    if args.evaluate:
+        figures = evaluate_reader(args.evaluate, read_examples(args.data), load_config(args.profile).models_dir)
+        print(json.dumps({"reader": args.evaluate, "data": args.data, **figures}, indent=1))
+        return 0
     config = load_config(args.profile)
     base = config.verifier.reader_base
     if not base:

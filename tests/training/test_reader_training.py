@@ -6,7 +6,7 @@ import pytest
 
 from models.verify.reader import AnswerReader
 from training.reader.examples import ReaderExample
-from training.reader.train import ReaderSettings, data_digest, f1, stale_reader, train_reader
+from training.reader.train import ReaderSettings, data_digest, evaluate_reader, f1, stale_reader, train_reader
 
 WORDS = "who directed the film answer zephyrine anselm quarrie odile fenwick is a by not stars in".split()
 
@@ -37,7 +37,8 @@ def examples(n):
         answer = "anselm quarrie" if i % 4 < 2 else "odile fenwick"
         other = "odile fenwick" if answer == "anselm quarrie" else "anselm quarrie"
         named = answer if right else other
-        out.append(ReaderExample(f"q{i}", "stated", "who directed the film zephyrine?", answer,
+        origin = "traced" if i % 3 == 0 else "stated"
+        out.append(ReaderExample(f"q{i}", origin, "who directed the film zephyrine?", answer,
                                  f"zephyrine is a film by {named}.", int(right), "held_out" if i % 5 == 4 else "train"))
     return out
 
@@ -59,6 +60,15 @@ def test_a_tiny_reader_trains_saves_only_its_adapter_and_loads_for_answering(tmp
     first = reader.probabilities(items)
     assert first == AnswerReader.load(out, tmp_path).probabilities(items)  # the head and adapter were saved
     assert all(0 < p < 1 for p in first)
+    by_origin = figures["by_origin"]
+    assert set(by_origin) == {"traced", "stated"} and sum(o["examples"] for o in by_origin.values()) == 8
+    for count in ("right", "kept_right", "kept_wrong", "refused_right"):
+        assert sum(o[count] for o in by_origin.values()) == figures["held_out_right" if count == "right" else count]
+    measured = evaluate_reader(out, examples(40), tmp_path)  # the saved reader, read back: the same figures
+    assert measured["by_origin"] == by_origin and measured["held_out_loss"] == pytest.approx(figures["held_out_loss"],
+                                                                                               abs=1e-3)
+    with pytest.raises(ValueError, match="no held-out"):
+        evaluate_reader(out, [e for e in examples(40) if e.split == "train"], tmp_path)
 
 
 def test_a_reader_is_stale_when_its_examples_changed(tmp_path):

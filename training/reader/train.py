@@ -49,6 +49,32 @@ def f1(probabilities: Sequence[float], labels: Sequence[int]) -> dict:
             "kept_right": tp, "kept_wrong": fp, "refused_right": fn}
 
 
+def held_out_figures(probabilities: Sequence[float], examples: Sequence[ReaderExample]) -> dict:
+    """F1 at the break-even point over all `examples` and per origin (`by_origin`): the traced candidates, what the
+    package really answers, apart from the synthetic errors."""
+    labels = [e.label for e in examples]
+    by_origin = {}
+    for origin in sorted({e.origin for e in examples}):
+        chosen = [i for i, e in enumerate(examples) if e.origin == origin]
+        by_origin[origin] = {"examples": len(chosen), "right": sum(labels[i] for i in chosen),
+                             **f1([probabilities[i] for i in chosen], [labels[i] for i in chosen])}
+    return {**f1(probabilities, labels), "held_out_right": sum(labels), "by_origin": by_origin}
+
+
+def evaluate_reader(folder: str | Path, examples: Sequence[ReaderExample], models_dir: str | Path) -> dict:
+    """A saved reader's held-out loss and F1 (`held_out_figures`) on the `held_out` examples, without training:
+    how a reader trained on other examples reads these."""
+    from models.verify.reader import AnswerReader
+
+    held_out = [e for e in examples if e.split == "held_out"]
+    if not held_out:
+        raise ValueError("no held-out examples to measure the reader on")
+    reader = AnswerReader.load(folder, models_dir)
+    loss, probabilities = _loss_and_probabilities(reader.model, reader.tokenizer, held_out, 4)
+    return {"held_out_examples": len(held_out), "held_out_loss": round(loss, 4),
+            **held_out_figures(probabilities, held_out)}
+
+
 def _batches(examples: Sequence[ReaderExample], size: int):
     for start in range(0, len(examples), size):
         yield examples[start:start + size]
@@ -132,9 +158,8 @@ def train_reader(examples: Sequence[ReaderExample], base_spec: str, models_dir: 
     if held_out:
         started = time.perf_counter()
         loss, probabilities = _loss_and_probabilities(model, tokenizer, held_out, 4)
-        figures.update(held_out_loss=round(loss, 4), **f1(probabilities, [e.label for e in held_out]),
-                       ms_per_candidate=round(1000 * (time.perf_counter() - started) / len(held_out), 1),
-                       held_out_right=sum(e.label for e in held_out))
+        figures.update(held_out_loss=round(loss, 4), **held_out_figures(probabilities, held_out),
+                       ms_per_candidate=round(1000 * (time.perf_counter() - started) / len(held_out), 1))
     output = Path(output)
     output.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(str(output))
