@@ -212,7 +212,10 @@ def test_hostile_statements_full(tmp_path, sql_store):
 
 
 def test_the_fuzz_script_prints_one_line_of_figures(capsys):
-    status = fuzz_main(["--n", "60", "--seed", "1"])
+    # Inside the full suite the script once returned 1, and capsys kept what it printed: whatever escapes is now
+    # printed with the failure. Of its checks only the time one (limit + 0.5 s) can depend on the machine's load, and
+    # that check is the script's benchmark, not this test's, so here its margin is wide.
+    status = fuzz_main(["--n", "60", "--seed", "1", "--margin", "5"])
     out = capsys.readouterr().out.strip().splitlines()
-    assert status == 0
+    assert status == 0, "\n".join(out)
     assert out[-1].startswith("statements 60, refused before SQLite ") and out[-1].endswith("writes: no")
