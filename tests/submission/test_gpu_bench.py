@@ -1,5 +1,6 @@
 """scripts/gpu_bench.py in its `--device cpu` form: the same code that measures a GPU, on the CPU, so that the
 command the next GPU machine runs cannot rot; and its JSON read back by the projection's calibration."""
+import importlib.util
 import json
 
 import pytest
@@ -27,7 +28,10 @@ def test_the_bench_measures_every_cell_on_cpu_and_the_projection_reads_it(tmp_pa
     assert bench["kernels"]["gemm"]["tflops"] > 0 and bench["kernels"]["bandwidth"]["gb_s"] > 0
     assert set(bench["kernels"]["gemm"]["shapes"]) == {f"{g}:{n}" for g in ("full", "tp4")
                                                         for n in ("qkv", "o", "gate_up", "down")}
-    assert "CUDA" in bench["engines"]["vllm"]["skipped"] and "triton_fma" not in bench["kernels"]
+    # vLLM's engine is skipped on a CPU: for want of CUDA where vllm is installed (`make setup VLLM=1`, as in CI),
+    # for want of vllm itself on a plain `make setup`
+    why = "CUDA" if importlib.util.find_spec("vllm") is not None else "vllm is not importable here"
+    assert why in bench["engines"]["vllm"]["skipped"] and "triton_fma" not in bench["kernels"]
     host = bench["engines"]["hf"]["host_step"]
     assert host["model"] == "small" and host["layers"] == 4 and host["step_s"] > 0 and host["lora_step_s"] > 0
     printed = capsys.readouterr().out
