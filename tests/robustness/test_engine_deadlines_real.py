@@ -24,8 +24,8 @@ PER_QUESTION_S = 3.0  # 3 questions: 9 s a batch; the answer step alone prefills
 # Inputs whose pages leave the answer step little to read finished uncut at 3 s on a 2-core machine (or only
 # sometimes cut): a tighter budget makes their answer step meet its deadline every time.
 TIGHT_S = {"nested tables x3000": 1.0, "lone surrogates everywhere": 1.0, "4 MB page": 1.0}
-# KG programs then web answers were cut at 3 s here (6 requests aborted, 5.4 s of 9 s) but ran uncut on CI's
-# faster machine: at 1.5 s a question both stages meet their deadlines on either.
+# KG programs then web answers were cut at 3 s here but ran uncut on CI's faster machine; at 1.5 s a question,
+# warmed, the batch here used 3.5-3.7 s of 4.5 s with 3 or 4 cuts: half the budget leaves CI's machine less room.
 KG_STAGE_S = 1.5
 
 

@@ -62,19 +62,23 @@ def held_out_figures(probabilities: Sequence[float], examples: Sequence[ReaderEx
 
 
 def evaluate_reader(folder: str | Path, examples: Sequence[ReaderExample], models_dir: str | Path) -> dict:
-    """A saved reader's held-out loss, F1 (`held_out_figures`) and ms per candidate (read four at a time, as in
-    training's figures) on the `held_out` examples, without training: how a reader trained on other examples reads
-    these."""
+    """A saved reader's held-out figures (`_measure_held_out`, as training gives them) on the `held_out` examples,
+    without training: how a reader trained on other examples reads these."""
     from models.verify.reader import AnswerReader
 
     held_out = [e for e in examples if e.split == "held_out"]
     if not held_out:
         raise ValueError("no held-out examples to measure the reader on")
     reader = AnswerReader.load(folder, models_dir)
+    return {"held_out_examples": len(held_out), **_measure_held_out(reader.model, reader.tokenizer, held_out)}
+
+
+def _measure_held_out(model, tokenizer, held_out: Sequence[ReaderExample]) -> dict:
+    """Loss, F1 (`held_out_figures`) and ms per candidate of `model` on `held_out`, read four at a time as the
+    pipeline's batches are."""
     started = time.perf_counter()
-    loss, probabilities = _loss_and_probabilities(reader.model, reader.tokenizer, held_out, 4)
-    return {"held_out_examples": len(held_out), "held_out_loss": round(loss, 4),
-            **held_out_figures(probabilities, held_out),
+    loss, probabilities = _loss_and_probabilities(model, tokenizer, held_out, 4)
+    return {"held_out_loss": round(loss, 4), **held_out_figures(probabilities, held_out),
             "ms_per_candidate": round(1000 * (time.perf_counter() - started) / len(held_out), 1)}
 
 
@@ -159,10 +163,7 @@ def train_reader(examples: Sequence[ReaderExample], base_spec: str, models_dir: 
     figures: dict = {"train_examples": len(train), "held_out_examples": len(held_out), "train_loss": epochs,
                      "train_s": round(train_s, 1)}
     if held_out:
-        started = time.perf_counter()
-        loss, probabilities = _loss_and_probabilities(model, tokenizer, held_out, 4)
-        figures.update(held_out_loss=round(loss, 4), **held_out_figures(probabilities, held_out),
-                       ms_per_candidate=round(1000 * (time.perf_counter() - started) / len(held_out), 1))
+        figures.update(_measure_held_out(model, tokenizer, held_out))
     output = Path(output)
     output.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(str(output))
